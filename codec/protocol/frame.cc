@@ -1,0 +1,190 @@
+#include "codec/protocol/frame.h"
+
+#include "absl/strings/str_format.h"
+
+namespace kwire {
+namespace {
+
+constexpr size_t kSizePrefix = 4;
+
+int32_t PeekInt32(std::span<const uint8_t> b) {
+  return static_cast<int32_t>((uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) |
+                              (uint32_t{b[2]} << 8) | uint32_t{b[3]});
+}
+
+// Checks the size prefix of a whole frame; on success the reader is positioned after it.
+void ReadSizePrefix(Reader& r, size_t frame_size, const FrameOptions& options) {
+  PathNode root{nullptr, "Frame.size", -1};
+  r.set_path(&root);
+  const size_t at = r.offset();
+  const int32_t size = r.ReadInt32();
+  if (r.ok()) {
+    if (size < 0) {
+      r.Fail(ErrorKind::kInvalidFrameSize, at, absl::StrFormat("size %d", size));
+    } else if (size > options.max_frame_size) {
+      r.Fail(ErrorKind::kFrameTooLarge, at,
+             absl::StrFormat("size %d, the maximum is %d", size, options.max_frame_size));
+    } else if (static_cast<size_t>(size) > frame_size - kSizePrefix) {
+      r.Fail(ErrorKind::kTruncated, at,
+             absl::StrFormat("size prefix says %d bytes follow, have %d", size,
+                             frame_size - kSizePrefix));
+    } else if (static_cast<size_t>(size) < frame_size - kSizePrefix) {
+      r.Fail(ErrorKind::kTrailingBytes, at,
+             absl::StrFormat("size prefix says %d bytes follow, have %d", size,
+                             frame_size - kSizePrefix));
+    }
+  }
+  r.set_path(nullptr);
+}
+
+void ExpectEnd(Reader& r, const char* what) {
+  if (r.ok() && !r.AtEnd()) {
+    r.Fail(ErrorKind::kTrailingBytes,
+           absl::StrFormat("%d bytes after the %s", r.remaining(), what));
+  }
+}
+
+}  // namespace
+
+SplitResult SplitFrame(std::span<const uint8_t> stream, const FrameOptions& options) {
+  SplitResult res;
+  if (stream.size() < kSizePrefix) {
+    res.status = SplitResult::kNeedMore;
+    res.need = kSizePrefix - stream.size();
+    return res;
+  }
+  const int32_t size = PeekInt32(stream);
+  if (size < 0 || size > options.max_frame_size) {
+    res.status = SplitResult::kError;
+    res.error.kind = size < 0 ? ErrorKind::kInvalidFrameSize : ErrorKind::kFrameTooLarge;
+    res.error.offset = 0;
+    res.error.path = "Frame.size";
+    res.error.detail = size < 0 ? absl::StrFormat("size %d", size)
+                                : absl::StrFormat("size %d, the maximum is %d", size,
+                                                  options.max_frame_size);
+    return res;
+  }
+  const size_t total = kSizePrefix + static_cast<size_t>(size);
+  if (stream.size() < total) {
+    res.status = SplitResult::kNeedMore;
+    res.need = total - stream.size();
+    return res;
+  }
+  res.status = SplitResult::kFrame;
+  res.frame = stream.first(total);
+  return res;
+}
+
+absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
+                                                const FrameOptions& options) {
+  Reader r(frame, 0, options.decode);
+  ReadSizePrefix(r, frame.size(), options);
+  if (!r.ok()) return r.error().ToStatus();
+  // The api key and version lead every request header version.
+  PathNode root{nullptr, "RequestHeader", -1};
+  r.set_path(&root);
+  if (r.remaining() < 4) {
+    r.Fail(ErrorKind::kTruncated, absl::StrFormat("need 4, have %d", r.remaining()));
+    return r.error().ToStatus();
+  }
+  const int16_t api_key = static_cast<int16_t>((frame[4] << 8) | frame[5]);
+  const int16_t api_version = static_cast<int16_t>((frame[6] << 8) | frame[7]);
+  const ApiInfo* api = FindApi(api_key);
+  if (api == nullptr) {
+    r.Fail(ErrorKind::kUnknownApiKey, absl::StrFormat("api key %d", api_key));
+    return r.error().ToStatus();
+  }
+  if (!api->request_versions().Contains(api_version)) {
+    r.Fail(ErrorKind::kUnsupportedVersion,
+           absl::StrFormat("%s version %d, valid versions are %d-%d", api->name, api_version,
+                           api->request_versions().lo, api->request_versions().hi));
+    return r.error().ToStatus();
+  }
+  r.set_path(nullptr);
+  RequestFrame out{RequestHeaderVersion(api_key, api_version), RequestHeader{},
+                   AnyMessage(*api->request)};
+  DecodeBody(r, out.header_version, out.header);
+  api->request->decode(r, api_version, out.body.raw());
+  ExpectEnd(r, "request body");
+  if (!r.ok()) return r.error().ToStatus();
+  return out;
+}
+
+absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame,
+                                                  int16_t api_key, int16_t api_version,
+                                                  const FrameOptions& options) {
+  Reader r(frame, 0, options.decode);
+  const ApiInfo* api = FindApi(api_key);
+  if (api == nullptr) {
+    r.Fail(ErrorKind::kUnknownApiKey, absl::StrFormat("api key %d", api_key));
+    return r.error().ToStatus();
+  }
+  if (!api->response_versions().Contains(api_version)) {
+    r.Fail(ErrorKind::kUnsupportedVersion,
+           absl::StrFormat("%s version %d, valid versions are %d-%d", api->name, api_version,
+                           api->response_versions().lo, api->response_versions().hi));
+    return r.error().ToStatus();
+  }
+  ReadSizePrefix(r, frame.size(), options);
+  if (!r.ok()) return r.error().ToStatus();
+  ResponseFrame out{ResponseHeaderVersion(api_key, api_version), ResponseHeader{},
+                    AnyMessage(*api->response)};
+  DecodeBody(r, out.header_version, out.header);
+  api->response->decode(r, api_version, out.body.raw());
+  ExpectEnd(r, "response body");
+  if (!r.ok()) return r.error().ToStatus();
+  return out;
+}
+
+namespace {
+
+absl::StatusOr<std::vector<uint8_t>> FinishFrame(Writer& w, size_t size_pos) {
+  if (!w.ok()) return w.error().ToStatus();
+  const size_t body = w.size() - kSizePrefix;
+  if (body > static_cast<size_t>(INT32_MAX)) {
+    return absl::ResourceExhaustedError(absl::StrFormat("frame of %d bytes", body));
+  }
+  w.PatchInt32(size_pos, static_cast<int32_t>(body));
+  return w.Release();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& header,
+                                                        const AnyMessage& body) {
+  const ApiInfo* api = FindApi(header.request_api_key);
+  if (api == nullptr) {
+    return absl::UnimplementedError(
+        absl::StrFormat("unknown api key %d", header.request_api_key));
+  }
+  if (&body.ops() != api->request) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "header names %sRequest but the body is %s", api->name, body.spec().name));
+  }
+  Writer w;
+  const size_t size_pos = w.ReserveInt32();
+  EncodeBody(w, RequestHeaderVersion(header.request_api_key, header.request_api_version),
+             header);
+  api->request->encode(w, header.request_api_version, body.raw());
+  return FinishFrame(w, size_pos);
+}
+
+absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& header,
+                                                         int16_t api_key, int16_t api_version,
+                                                         const AnyMessage& body) {
+  const ApiInfo* api = FindApi(api_key);
+  if (api == nullptr) {
+    return absl::UnimplementedError(absl::StrFormat("unknown api key %d", api_key));
+  }
+  if (&body.ops() != api->response) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "api key %d is %sResponse but the body is %s", api_key, api->name, body.spec().name));
+  }
+  Writer w;
+  const size_t size_pos = w.ReserveInt32();
+  EncodeBody(w, ResponseHeaderVersion(api_key, api_version), header);
+  api->response->encode(w, api_version, body.raw());
+  return FinishFrame(w, size_pos);
+}
+
+}  // namespace kwire

@@ -1,0 +1,109 @@
+// Size-prefixed frames: splitting a byte stream, and decoding/encoding whole request and
+// response frames (protocol guide "Common Request and Response Structure": an int32
+// size, then the header, then the body).
+//
+// A request frame names its API key and version in the header; a response frame does
+// not, so the caller supplies them (from the request it answered). Header versions come
+// from the registry (registry.h), ApiVersions responses always use header v0 (KIP-511).
+// Byte offsets in errors count from the first byte of the size prefix.
+#ifndef KWIRE_CODEC_PROTOCOL_FRAME_H_
+#define KWIRE_CODEC_PROTOCOL_FRAME_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "codec/generated/request_header.h"
+#include "codec/generated/response_header.h"
+#include "codec/protocol/registry.h"
+#include "codec/schema/message.h"
+
+namespace kwire {
+
+/// Default largest frame accepted: 100 MiB, Kafka's socket.request.max.bytes default.
+inline constexpr int32_t kDefaultMaxFrameSize = 100 * 1024 * 1024;
+
+/// Options for frame splitting and decoding.
+struct FrameOptions {
+  /// Largest size prefix accepted (bytes after the prefix); larger is kFrameTooLarge.
+  int32_t max_frame_size = kDefaultMaxFrameSize;
+  DecodeOptions decode;
+};
+
+/// Result of SplitFrame: one complete frame, a request for more bytes, or an error.
+/// "Need more bytes" is not an error (Wuffs' suspension status).
+struct SplitResult {
+  enum Status : uint8_t { kFrame, kNeedMore, kError };
+  Status status = kNeedMore;
+  /// kFrame: the whole frame, size prefix included (a view into the input).
+  std::span<const uint8_t> frame;
+  /// kNeedMore: bytes that must be appended before a frame can complete (≥ 1).
+  size_t need = 0;
+  /// kError: kInvalidFrameSize (negative size) or kFrameTooLarge.
+  Error error;
+};
+
+/// Looks at the start of `stream` and returns the first frame if it is complete.
+/// Consume `result.frame.size()` bytes after a kFrame. Never reads past `stream`.
+SplitResult SplitFrame(std::span<const uint8_t> stream, const FrameOptions& options = {});
+
+/// A decoded request frame.
+struct RequestFrame {
+  int16_t header_version = 1;   ///< 0, 1 or 2 (registry rule).
+  RequestHeader header;         ///< api key, version, correlation id, client id, tags.
+  AnyMessage body;              ///< The request body, e.g. body.get<FetchRequest>().
+  int16_t api_key() const { return header.request_api_key; }
+  int16_t api_version() const { return header.request_api_version; }
+};
+
+/// A decoded response frame.
+struct ResponseFrame {
+  int16_t header_version = 0;   ///< 0 or 1 (registry rule).
+  ResponseHeader header;        ///< correlation id (and tags in v1).
+  AnyMessage body;
+};
+
+/// Decodes one request frame (size prefix included). Errors: kTruncated /
+/// kInvalidFrameSize / kTrailingBytes when the size prefix disagrees with the bytes,
+/// kFrameTooLarge, kUnknownApiKey, kUnsupportedVersion, and every decode error.
+absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
+                                                const FrameOptions& options = {});
+
+/// Decodes one response frame (size prefix included) of (api_key, api_version).
+absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame,
+                                                  int16_t api_key, int16_t api_version,
+                                                  const FrameOptions& options = {});
+
+/// Encodes a request frame: size prefix, header at the registry's header version
+/// (header.request_api_key/version choose the body type, which must match `body`).
+absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& header,
+                                                        const AnyMessage& body);
+
+/// Encodes a response frame for (api_key, api_version).
+absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& header,
+                                                         int16_t api_key, int16_t api_version,
+                                                         const AnyMessage& body);
+
+/// Typed convenience: encodes request `body` of type M with the given header fields.
+template <KafkaMessage M>
+absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(int16_t api_version, int32_t correlation_id,
+                                                        std::optional<std::string> client_id,
+                                                        const M& body) {
+  static_assert(M::kMessage.kind == MessageKind::kRequest);
+  const ApiInfo* api = FindApi(M::kMessage.api_key);
+  AnyMessage any(*api->request);
+  *any.get<M>() = body;
+  RequestHeader h;
+  h.request_api_key = M::kMessage.api_key;
+  h.request_api_version = api_version;
+  h.correlation_id = correlation_id;
+  h.client_id = std::move(client_id);
+  return EncodeRequestFrame(h, any);
+}
+
+}  // namespace kwire
+
+#endif  // KWIRE_CODEC_PROTOCOL_FRAME_H_

@@ -1,0 +1,59 @@
+// The API registry: API key → name, request/response message types and versions, and
+// the header-version rules (protocol guide "Headers"; KIP-482 flexible versions;
+// KIP-511: ApiVersions responses always use response header v0).
+#ifndef KWIRE_CODEC_PROTOCOL_REGISTRY_H_
+#define KWIRE_CODEC_PROTOCOL_REGISTRY_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "codec/schema/message.h"
+#include "codec/schema/spec.h"
+
+namespace kwire {
+
+/// One Kafka API (request and response message types).
+struct ApiInfo {
+  int16_t api_key;
+  const char* name;             ///< e.g. "Fetch" (message names minus Request/Response).
+  const MessageOps* request;
+  const MessageOps* response;
+
+  /// Every version kwire speaks, versions removed in Kafka 4.0 (KIP-896) included.
+  VersionRange request_versions() const { return request->spec->valid; }
+  VersionRange response_versions() const { return response->spec->valid; }
+  /// Versions still valid in Kafka 4.x; versions below are "removed".
+  VersionRange current_versions() const { return request->spec->current; }
+  /// Lowest flexible version (KIP-482), or −1 if the API has none.
+  int16_t first_flexible_version() const {
+    return request->spec->flexible.empty() ? int16_t{-1} : request->spec->flexible.lo;
+  }
+  bool IsFlexible(int16_t version) const { return request->spec->flexible.Contains(version); }
+  bool IsRemoved(int16_t version) const {
+    return request_versions().Contains(version) && !current_versions().Contains(version);
+  }
+  /// The highest version is marked unstable upstream (latestVersionUnstable).
+  bool latest_unstable() const { return request->spec->latest_unstable; }
+  const MessageOps& ops(Direction d) const {
+    return d == Direction::kRequest ? *request : *response;
+  }
+};
+
+/// Every API, ordered by API key.
+std::span<const ApiInfo> AllApis();
+/// The API with this key, or nullptr.
+const ApiInfo* FindApi(int16_t api_key);
+/// The API with this name ("Fetch", case-insensitive; "FetchRequest" also works), or nullptr.
+const ApiInfo* FindApiByName(std::string_view name);
+
+/// Request header version for (api_key, api_version): 2 for flexible versions, else 1;
+/// ControlledShutdown (7) v0 uses 0. Unknown APIs get 1.
+int16_t RequestHeaderVersion(int16_t api_key, int16_t api_version);
+/// Response header version: 1 for flexible versions, else 0; ApiVersions (18) always 0
+/// (KIP-511: a client must be able to read it before it knows the broker's versions).
+int16_t ResponseHeaderVersion(int16_t api_key, int16_t api_version);
+
+}  // namespace kwire
+
+#endif  // KWIRE_CODEC_PROTOCOL_REGISTRY_H_

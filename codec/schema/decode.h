@@ -1,0 +1,222 @@
+// The decode visitor: reads any generated struct at a given version from a Reader.
+//
+// Written once for every message (see spec.h). Version gating, classic vs compact
+// encodings (KIP-482 flexible versions), nullability, nullable-struct presence markers,
+// the tagged-field section (known tags typed, unknown tags preserved) and the array
+// count bound all live here. Fields absent at the version keep their default value.
+// Failures are recorded in the Reader (sticky) with the field path.
+#ifndef KWIRE_CODEC_SCHEMA_DECODE_H_
+#define KWIRE_CODEC_SCHEMA_DECODE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "codec/schema/min_size.h"
+#include "codec/schema/spec.h"
+#include "codec/wire/reader.h"
+
+namespace kwire {
+
+namespace schema_internal {
+
+/// Decoding state shared by every level of one message.
+struct DecodeContext {
+  Reader& r;
+  int16_t version;
+  bool flexible;  ///< The message version is flexible.
+  PathNode* node = nullptr;  ///< Path node of the struct being decoded.
+
+  bool Compact(const FieldSpec& f) const { return flexible && f.flexible.Contains(version); }
+  bool Nullable(const FieldSpec& f) const { return f.nullable.Contains(version); }
+};
+
+template <KafkaStruct S>
+void DecodeStruct(DecodeContext& c, S& s);
+
+// ---- Scalars.
+inline void DecodeValue(DecodeContext& c, const FieldSpec&, int8_t& v) { v = c.r.ReadInt8(); }
+inline void DecodeValue(DecodeContext& c, const FieldSpec&, int16_t& v) { v = c.r.ReadInt16(); }
+inline void DecodeValue(DecodeContext& c, const FieldSpec&, uint16_t& v) { v = c.r.ReadUint16(); }
+inline void DecodeValue(DecodeContext& c, const FieldSpec&, int32_t& v) { v = c.r.ReadInt32(); }
+inline void DecodeValue(DecodeContext& c, const FieldSpec&, int64_t& v) { v = c.r.ReadInt64(); }
+inline void DecodeValue(DecodeContext& c, const FieldSpec&, double& v) { v = c.r.ReadFloat64(); }
+inline void DecodeValue(DecodeContext& c, const FieldSpec&, bool& v) { v = c.r.ReadBool(); }
+inline void DecodeValue(DecodeContext& c, const FieldSpec&, Uuid& v) { v = c.r.ReadUuid(); }
+
+// ---- Length-prefixed values. `kind` is the field's (or array element's) wire kind.
+// Returns false when the value is null.
+inline bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable,
+                       std::string& out) {
+  const int64_t len = kind == FieldType::kString ? c.r.ReadStringLength(compact, nullable)
+                                                 : c.r.ReadBytesLength(compact, nullable);
+  if (len < 0) return false;
+  out.assign(c.r.ReadRaw(static_cast<size_t>(len)));
+  return true;
+}
+inline void DecodeValue(DecodeContext& c, const FieldSpec& f, std::string& v) {
+  DecodeBlob(c, f.type, c.Compact(f), false, v);
+}
+inline void DecodeValue(DecodeContext& c, const FieldSpec& f, Records& v) {
+  DecodeBlob(c, FieldType::kRecords, c.Compact(f), false, v.bytes);
+}
+
+// ---- Structs (non-array struct fields have no prefix unless nullable).
+template <KafkaStruct S>
+void DecodeValue(DecodeContext& c, const FieldSpec&, S& v) {
+  DecodeStruct(c, v);
+}
+
+// ---- Arrays.
+template <class E>
+void DecodeElement(DecodeContext& c, const FieldSpec& f, bool compact, E& e) {
+  if constexpr (std::is_same_v<E, std::string>) {
+    DecodeBlob(c, f.element, compact, false, e);
+  } else {
+    DecodeValue(c, f, e);
+  }
+}
+
+// Reads the count (or null) and the elements. Returns false when null.
+template <class E>
+bool DecodeArray(DecodeContext& c, const FieldSpec& f, bool nullable, std::vector<E>& v) {
+  const bool compact = c.Compact(f);
+  const int64_t n =
+      c.r.ReadArrayCount(compact, nullable, MinElementSize<E>(c.version, c.flexible, compact));
+  if (n < 0) return false;
+  v.clear();
+  // n ≤ bytes left / minimum element size: this reserve is O(frame bytes).
+  v.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    c.node->index = i;
+    DecodeElement(c, f, compact, v[static_cast<size_t>(i)]);
+    if (!c.r.ok()) break;
+  }
+  c.node->index = -1;
+  return true;
+}
+template <class E>
+void DecodeValue(DecodeContext& c, const FieldSpec& f, std::vector<E>& v) {
+  DecodeArray(c, f, false, v);
+}
+
+// ---- Nullable values: the null marker is the length/count −1 (compact 0), or for a
+// struct the int8 presence marker.
+template <class T>
+void DecodeValue(DecodeContext& c, const FieldSpec& f, std::optional<T>& v) {
+  const bool nullable = c.Nullable(f);
+  if constexpr (std::is_same_v<T, std::string>) {
+    std::string s;
+    if (DecodeBlob(c, f.type, c.Compact(f), nullable, s)) v = std::move(s); else v.reset();
+  } else if constexpr (std::is_same_v<T, Records>) {
+    Records rec;
+    if (DecodeBlob(c, FieldType::kRecords, c.Compact(f), nullable, rec.bytes)) v = std::move(rec);
+    else v.reset();
+  } else if constexpr (KafkaStruct<T>) {
+    if (c.r.ReadStructPresence(nullable)) DecodeStruct(c, v.emplace()); else v.reset();
+  } else {
+    T arr;
+    if (DecodeArray(c, f, nullable, arr)) v = std::move(arr); else v.reset();
+  }
+}
+
+// Visits the regular (untagged) fields present at the version.
+struct RegularFieldDecoder {
+  DecodeContext& c;
+  PathNode& node;
+  template <class T>
+  void operator()(const FieldSpec& f, T& value) {
+    if constexpr (!kIsTagged<T>) {
+      if (!f.versions.Contains(c.version) || !c.r.ok()) return;
+      node.name = f.name;
+      DecodeValue(c, f, value);
+    }
+  }
+};
+
+// Decodes the payload of one known tag; sets `found` when the tag is known here.
+struct TaggedFieldDecoder {
+  DecodeContext& c;
+  PathNode& node;
+  uint32_t tag;
+  bool found = false;
+  template <class T>
+  void operator()(const FieldSpec& f, Tagged<T>& value) {
+    if (found || f.tag != static_cast<int32_t>(tag) || !f.tagged.Contains(c.version)) return;
+    found = true;
+    node.name = f.name;
+    DecodeValue(c, f, value.emplace());
+  }
+  template <class T>
+  void operator()(const FieldSpec&, T&) {}  // untagged fields
+};
+
+template <KafkaStruct S>
+void DecodeTaggedFields(DecodeContext& c, S& s, PathNode& node) {
+  node.name = "tagged_fields";
+  const uint32_t count = c.r.ReadTaggedFieldCount();
+  int64_t previous = -1;
+  for (uint32_t i = 0; i < count && c.r.ok(); ++i) {
+    node.name = "tagged_fields";
+    const size_t at = c.r.offset();
+    uint32_t tag = 0, size = 0;
+    if (!c.r.ReadTagHeader(previous, &tag, &size)) return;
+    previous = tag;
+    const size_t outer = c.r.PushLimit(size);
+    TaggedFieldDecoder d{c, node, tag};
+    S::VisitFields(d, s);
+    if (d.found) {
+      if (c.r.ok() && !c.r.AtEnd()) {
+        c.r.Fail(ErrorKind::kTagSizeMismatch, at,
+                 absl::StrFormat("tag %d declares %d bytes, its value used %d", tag, size,
+                                 size - c.r.remaining()));
+      }
+    } else {
+      UnknownTaggedField u;
+      u.tag = tag;
+      u.data.assign(c.r.ReadRaw(size));
+      // With kQuirkUnorderedTags a repeated unknown tag replaces the earlier one.
+      if (!s.unknown_tagged_fields.empty() && s.unknown_tagged_fields.back().tag >= tag) {
+        auto it = s.unknown_tagged_fields.begin();
+        while (it != s.unknown_tagged_fields.end() && it->tag < tag) ++it;
+        if (it != s.unknown_tagged_fields.end() && it->tag == tag) *it = std::move(u);
+        else s.unknown_tagged_fields.insert(it, std::move(u));
+      } else {
+        s.unknown_tagged_fields.push_back(std::move(u));
+      }
+    }
+    c.r.PopLimit(outer);
+  }
+}
+
+template <KafkaStruct S>
+void DecodeStruct(DecodeContext& c, S& s) {
+  PathNode node{c.node, nullptr, -1};
+  PathNode* const parent = c.node;
+  c.node = &node;
+  c.r.set_path(&node);
+  RegularFieldDecoder d{c, node};
+  S::VisitFields(d, s);
+  if (c.flexible && c.r.ok()) DecodeTaggedFields(c, s, node);
+  c.node = parent;
+  c.r.set_path(parent);
+}
+
+}  // namespace schema_internal
+
+/// Decodes `out` (a generated message or struct) at `version` from `r`, where
+/// `flexible` says whether `version` is a flexible version of the enclosing message.
+/// Reads exactly the struct; the caller checks for trailing bytes. Errors are recorded
+/// in `r` (check r.ok()). `out` must be default-constructed.
+template <KafkaStruct S>
+void DecodeStruct(Reader& r, int16_t version, bool flexible, S& out) {
+  schema_internal::DecodeContext c{r, version, flexible,
+                                   const_cast<PathNode*>(r.path())};
+  schema_internal::DecodeStruct(c, out);
+}
+
+}  // namespace kwire
+
+#endif  // KWIRE_CODEC_SCHEMA_DECODE_H_

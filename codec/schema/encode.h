@@ -1,0 +1,241 @@
+// The encode visitor: writes any generated struct at a given version to a Writer.
+//
+// Encode semantics follow Kafka's generated Java code: a field absent in the target
+// version must hold its default value unless it is ignorable (else kNonDefaultField);
+// null in a version where the field is not nullable is kNullNotAllowed; strings are at
+// most 32767 bytes (kStringTooLong); known tagged fields are written when present, merged
+// with the preserved unknown tags in ascending tag order (KIP-482). Failures are recorded
+// in the Writer (sticky) with the field path.
+#ifndef KWIRE_CODEC_SCHEMA_ENCODE_H_
+#define KWIRE_CODEC_SCHEMA_ENCODE_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_format.h"
+#include "codec/schema/min_size.h"
+#include "codec/schema/spec.h"
+#include "codec/wire/writer.h"
+
+namespace kwire {
+
+namespace schema_internal {
+
+struct EncodeContext {
+  Writer& w;
+  int16_t version;
+  bool flexible;
+  PathNode* node = nullptr;
+
+  bool Compact(const FieldSpec& f) const { return flexible && f.flexible.Contains(version); }
+  bool Nullable(const FieldSpec& f) const { return f.nullable.Contains(version); }
+};
+
+template <KafkaStruct S>
+void EncodeStruct(EncodeContext& c, const S& s);
+
+inline void EncodeValue(EncodeContext& c, const FieldSpec&, int8_t v) { c.w.WriteInt8(v); }
+inline void EncodeValue(EncodeContext& c, const FieldSpec&, int16_t v) { c.w.WriteInt16(v); }
+inline void EncodeValue(EncodeContext& c, const FieldSpec&, uint16_t v) { c.w.WriteUint16(v); }
+inline void EncodeValue(EncodeContext& c, const FieldSpec&, int32_t v) { c.w.WriteInt32(v); }
+inline void EncodeValue(EncodeContext& c, const FieldSpec&, int64_t v) { c.w.WriteInt64(v); }
+inline void EncodeValue(EncodeContext& c, const FieldSpec&, double v) { c.w.WriteFloat64(v); }
+inline void EncodeValue(EncodeContext& c, const FieldSpec&, bool v) { c.w.WriteBool(v); }
+inline void EncodeValue(EncodeContext& c, const FieldSpec&, const Uuid& v) { c.w.WriteUuid(v); }
+
+// Writes a string/bytes/records value (`s` == nullptr writes null).
+inline void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::string* s) {
+  if (kind == FieldType::kString) {
+    if (s != nullptr && s->size() > 0x7fff) {
+      c.w.Fail(ErrorKind::kStringTooLong,
+               absl::StrFormat("string of %d bytes, the maximum is 32767", s->size()));
+      return;
+    }
+    c.w.WriteStringLength(compact, s == nullptr ? -1 : static_cast<int64_t>(s->size()));
+  } else {
+    if (s != nullptr && s->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+      c.w.Fail(ErrorKind::kStringTooLong, absl::StrFormat("bytes of %d bytes", s->size()));
+      return;
+    }
+    c.w.WriteBytesLength(compact, s == nullptr ? -1 : static_cast<int64_t>(s->size()));
+  }
+  if (s != nullptr) c.w.WriteRaw(*s);
+}
+inline void EncodeValue(EncodeContext& c, const FieldSpec& f, const std::string& v) {
+  EncodeBlob(c, f.type, c.Compact(f), &v);
+}
+inline void EncodeValue(EncodeContext& c, const FieldSpec& f, const Records& v) {
+  EncodeBlob(c, FieldType::kRecords, c.Compact(f), &v.bytes);
+}
+template <KafkaStruct S>
+void EncodeValue(EncodeContext& c, const FieldSpec&, const S& v) {
+  EncodeStruct(c, v);
+}
+
+template <class E>
+void EncodeArray(EncodeContext& c, const FieldSpec& f, const std::vector<E>* v) {
+  const bool compact = c.Compact(f);
+  if (v == nullptr) {
+    c.w.WriteArrayCount(compact, -1);
+    return;
+  }
+  if (v->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    c.w.Fail(ErrorKind::kStringTooLong, absl::StrFormat("array of %d elements", v->size()));
+    return;
+  }
+  c.w.WriteArrayCount(compact, static_cast<int64_t>(v->size()));
+  for (size_t i = 0; i < v->size() && c.w.ok(); ++i) {
+    c.node->index = static_cast<int64_t>(i);
+    if constexpr (std::is_same_v<E, std::string>) {
+      EncodeBlob(c, f.element, compact, &(*v)[i]);
+    } else {
+      EncodeValue(c, f, (*v)[i]);
+    }
+  }
+  c.node->index = -1;
+}
+template <class E>
+void EncodeValue(EncodeContext& c, const FieldSpec& f, const std::vector<E>& v) {
+  EncodeArray(c, f, &v);
+}
+
+template <class T>
+void EncodeValue(EncodeContext& c, const FieldSpec& f, const std::optional<T>& v) {
+  if (!v.has_value() && !c.Nullable(f)) {
+    c.w.Fail(ErrorKind::kNullNotAllowed,
+             absl::StrFormat("null, but the field is not nullable in version %d", c.version));
+    return;
+  }
+  if constexpr (std::is_same_v<T, std::string>) {
+    EncodeBlob(c, f.type, c.Compact(f), v ? &*v : nullptr);
+  } else if constexpr (std::is_same_v<T, Records>) {
+    EncodeBlob(c, FieldType::kRecords, c.Compact(f), v ? &v->bytes : nullptr);
+  } else if constexpr (KafkaStruct<T>) {
+    c.w.WriteInt8(v ? 1 : -1);
+    if (v) EncodeStruct(c, *v);
+  } else {
+    EncodeArray(c, f, v ? &*v : nullptr);
+  }
+}
+
+// One known tagged field to write: its tag and pre-encoded payload.
+struct PendingTag {
+  uint32_t tag;
+  std::vector<uint8_t> payload;
+};
+
+struct FieldEncoder {
+  EncodeContext& c;
+  PathNode& node;
+  absl::InlinedVector<PendingTag, 2>* tags;  // known tagged fields present at the version
+
+  template <class T>
+  void operator()(const FieldSpec& f, const T& value, const T& default_value) {
+    if (!c.w.ok()) return;
+    node.name = f.name;
+    if (!f.versions.Contains(c.version)) {
+      if (!f.ignorable && !(value == default_value)) {
+        c.w.Fail(ErrorKind::kNonDefaultField,
+                 absl::StrFormat("non-default value, but the field does not exist in "
+                                 "version %d and is not ignorable",
+                                 c.version));
+      }
+      return;
+    }
+    if constexpr (kIsTagged<T>) {
+      {
+        if (value.has_value()) {
+          // Encode the payload on its own so that its size can precede it.
+          Writer scratch;
+          scratch.set_path(&node);
+          EncodeContext sc{scratch, c.version, c.flexible, &node};
+          EncodeValue(sc, f, *value);
+          if (!scratch.ok()) {
+            c.w.Fail(scratch.error().kind, scratch.error().detail);
+            return;
+          }
+          tags->push_back(PendingTag{static_cast<uint32_t>(f.tag), scratch.Release()});
+        }
+      }
+    } else {
+      EncodeValue(c, f, value);
+    }
+  }
+};
+
+template <KafkaStruct S>
+void EncodeTaggedFields(EncodeContext& c, const S& s, absl::InlinedVector<PendingTag, 2>& tags,
+                        PathNode& node) {
+  node.name = "tagged_fields";
+  const UnknownTaggedFields& unknown = s.unknown_tagged_fields;
+  if (!c.flexible) {
+    if (!unknown.empty()) {
+      c.w.Fail(ErrorKind::kNonDefaultField,
+               absl::StrFormat("%d unknown tagged fields, but version %d is not flexible",
+                               unknown.size(), c.version));
+    }
+    return;
+  }
+  c.w.WriteUvarint(static_cast<uint32_t>(tags.size() + unknown.size()));
+  // Merge known (declaration order, sorted here) and unknown (ascending) by tag.
+  std::sort(tags.begin(), tags.end(),
+            [](const PendingTag& a, const PendingTag& b) { return a.tag < b.tag; });
+  size_t k = 0, u = 0;
+  int64_t previous = -1;
+  while (k < tags.size() || u < unknown.size()) {
+    const bool take_known =
+        u == unknown.size() || (k < tags.size() && tags[k].tag < unknown[u].tag);
+    const uint32_t tag = take_known ? tags[k].tag : unknown[u].tag;
+    if (static_cast<int64_t>(tag) <= previous) {
+      c.w.Fail(static_cast<int64_t>(tag) == previous ? ErrorKind::kTagDuplicate
+                                                     : ErrorKind::kTagOutOfOrder,
+               absl::StrFormat("tag %d after tag %d", tag, previous));
+      return;
+    }
+    previous = tag;
+    c.w.WriteUvarint(tag);
+    if (take_known) {
+      c.w.WriteUvarint(static_cast<uint32_t>(tags[k].payload.size()));
+      c.w.WriteRaw(tags[k].payload.data(), tags[k].payload.size());
+      ++k;
+    } else {
+      c.w.WriteUvarint(static_cast<uint32_t>(unknown[u].data.size()));
+      c.w.WriteRaw(unknown[u].data);
+      ++u;
+    }
+  }
+}
+
+template <KafkaStruct S>
+void EncodeStruct(EncodeContext& c, const S& s) {
+  PathNode node{c.node, nullptr, -1};
+  PathNode* const parent = c.node;
+  c.node = &node;
+  c.w.set_path(&node);
+  absl::InlinedVector<PendingTag, 2> tags;
+  FieldEncoder e{c, node, &tags};
+  S::VisitFields(e, s, DefaultInstance<S>());
+  if (c.w.ok()) EncodeTaggedFields(c, s, tags, node);
+  c.node = parent;
+  c.w.set_path(parent);
+}
+
+}  // namespace schema_internal
+
+/// Encodes `s` (a generated message or struct) at `version` into `w`; `flexible` says
+/// whether `version` is a flexible version of the enclosing message. Errors are recorded
+/// in `w` (check w.ok()).
+template <KafkaStruct S>
+void EncodeStruct(Writer& w, int16_t version, bool flexible, const S& s) {
+  schema_internal::EncodeContext c{w, version, flexible, const_cast<PathNode*>(w.path())};
+  schema_internal::EncodeStruct(c, s);
+}
+
+}  // namespace kwire
+
+#endif  // KWIRE_CODEC_SCHEMA_ENCODE_H_

@@ -1,0 +1,90 @@
+// Minimum wire size of a value, used to bound array counts by the bytes left before
+// anything is allocated (DESIGN.md §1.3: memory is O(frame bytes), never O(claimed count)).
+#ifndef KWIRE_CODEC_SCHEMA_MIN_SIZE_H_
+#define KWIRE_CODEC_SCHEMA_MIN_SIZE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codec/schema/spec.h"
+
+namespace kwire {
+
+template <KafkaStruct S>
+size_t StructMinSize(int16_t version, bool flexible);
+
+namespace schema_internal {
+
+template <class T>
+struct IsVector : std::false_type {};
+template <class E>
+struct IsVector<std::vector<E>> : std::true_type {};
+
+/// Smallest encoding of a value of C++ type T in a field with compact-ness `compact`.
+template <class T>
+size_t MinValueSize(int16_t version, bool flexible, bool compact) {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int8_t>) {
+    return 1;
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    return sizeof(T);
+  } else if constexpr (std::is_same_v<T, Uuid>) {
+    return 16;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return compact ? 1 : 2;  // string: int16; bytes: int32 — 2 is the lower bound
+  } else if constexpr (std::is_same_v<T, Records> || IsVector<T>::value) {
+    return compact ? 1 : 4;
+  } else if constexpr (KafkaStruct<T>) {
+    return StructMinSize<T>(version, flexible);
+  } else {  // std::optional<X>: the null marker (length −1, count −1, or int8 −1)
+    using X = typename T::value_type;
+    if constexpr (KafkaStruct<X>) return 1;
+    return MinValueSize<X>(version, flexible, compact);
+  }
+}
+
+struct MinSizeVisitor {
+  int16_t version;
+  bool flexible;
+  size_t total = 0;
+  template <class T>
+  void operator()(const FieldSpec& f, const T&) {
+    if constexpr (kIsTagged<T>) return;
+    if (!f.versions.Contains(version)) return;
+    const bool compact = flexible && f.flexible.Contains(version);
+    if constexpr (std::is_same_v<T, std::string>) {
+      total += f.type == FieldType::kString ? (compact ? 1 : 2) : (compact ? 1 : 4);
+    } else {
+      total += MinValueSize<T>(version, flexible, compact);
+    }
+  }
+};
+
+template <KafkaStruct S>
+const S& DefaultInstance() {
+  static const S instance{};
+  return instance;
+}
+
+}  // namespace schema_internal
+
+/// Smallest number of bytes a struct S occupies at `version` (tagged fields absent,
+/// strings/arrays empty, nullable structs null). Always ≥ 1 in flexible versions.
+template <KafkaStruct S>
+size_t StructMinSize(int16_t version, bool flexible) {
+  schema_internal::MinSizeVisitor v{version, flexible};
+  S::VisitFields(v, schema_internal::DefaultInstance<S>());
+  return v.total + (flexible ? 1 : 0);
+}
+
+/// Smallest encoding of one array element of C++ type E.
+template <class E>
+size_t MinElementSize(int16_t version, bool flexible, bool compact) {
+  return schema_internal::MinValueSize<E>(version, flexible, compact);
+}
+
+}  // namespace kwire
+
+#endif  // KWIRE_CODEC_SCHEMA_MIN_SIZE_H_

@@ -1,0 +1,127 @@
+// Field and message specifications: the data every wire visitor interprets.
+//
+// Each generated struct (message body or nested struct) lists its fields exactly once,
+// as a `static constexpr FieldSpec kFields[]`, and exposes
+//   template <class V, class... S> static void VisitFields(V&& v, S&... s);
+// which calls `v(kFields[i], s.member...)` for every field in declaration order (wire
+// order). All wire logic (decode, encode, minimal instance, random fill, printing) is
+// written once as visitors over that list (codec/schema/*.h); generated code holds no
+// wire logic. Source of the facts: Apache Kafka's message definitions, imported into
+// codec/defs/*.kdef by tools/kafka_import.py.
+#ifndef KWIRE_CODEC_SCHEMA_SPEC_H_
+#define KWIRE_CODEC_SCHEMA_SPEC_H_
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "codec/wire/types.h"
+
+namespace kwire {
+
+/// Highest version number a range can name (open-ended ranges like "3+" end here).
+inline constexpr int16_t kMaxVersion = 0x7fff;
+
+/// Inclusive range of API versions [lo, hi]; empty when lo > hi ("none").
+struct VersionRange {
+  int16_t lo = 1;
+  int16_t hi = 0;
+  constexpr bool Contains(int16_t v) const { return v >= lo && v <= hi; }
+  constexpr bool empty() const { return lo > hi; }
+  friend constexpr bool operator==(VersionRange, VersionRange) = default;
+};
+/// The empty range ("none").
+inline constexpr VersionRange kNoVersions{1, 0};
+/// Every version ("0+").
+inline constexpr VersionRange kAllVersions{0, kMaxVersion};
+
+/// The wire kind of a field (Kafka's type names).
+enum class FieldType : uint8_t {
+  kInt8,
+  kInt16,
+  kUint16,
+  kInt32,
+  kInt64,
+  kFloat64,
+  kBool,
+  kUuid,
+  kString,
+  kBytes,
+  kRecords,
+  kStruct,
+  kArray,
+};
+
+/// Kafka's name for a scalar FieldType ("int32", "string", ...); "struct"/"array" else.
+const char* FieldTypeName(FieldType t);
+
+/// Everything the visitors need to know about one field. All facts come from the
+/// definition files; see codec/defs/README.md for their meaning.
+struct FieldSpec {
+  const char* name;           ///< Kafka field name, e.g. "ThrottleTimeMs".
+  const char* type_name;      ///< Kafka type as written, e.g. "[]FetchTopic", "int32".
+  FieldType type;             ///< Wire kind of the field.
+  FieldType element;          ///< For kArray: wire kind of each element; else == type.
+  VersionRange versions;      ///< Versions in which the field exists.
+  VersionRange nullable;      ///< Versions in which it may be null (empty: never).
+  VersionRange tagged;        ///< Versions in which it is a tagged field (empty: never).
+  int32_t tag;                ///< Tag number (KIP-482), or −1.
+  VersionRange flexible;      ///< Versions in which it may use compact encodings
+                              ///< (kAllVersions unless the definition overrides it,
+                              ///< e.g. RequestHeader.ClientId: never).
+  bool ignorable;             ///< Dropped silently when the target version lacks it.
+  bool sensitive;             ///< Redacted by printers (credentials, HMACs, SASL bytes).
+
+  constexpr bool IsTagged() const { return tag >= 0; }
+};
+
+/// Opaque `records` payload of Produce/Fetch/ShareFetch: record batches back to back
+/// (codec/records/ decodes them lazily). Kept verbatim so it re-encodes byte-identically.
+struct Records {
+  std::string bytes;
+  friend bool operator==(const Records&, const Records&) = default;
+};
+
+/// Present/absent wrapper of a known tagged field (KIP-482). Absent fields are not
+/// written; a present field is written even when it holds its default value, so that
+/// decode→encode is byte-identical. For a nullable tagged field the inner type is itself
+/// std::optional (present-and-null is distinct from absent).
+template <class T>
+struct Tagged : std::optional<T> {
+  using std::optional<T>::optional;
+  using std::optional<T>::operator=;
+  friend bool operator==(const Tagged& a, const Tagged& b) {
+    return static_cast<const std::optional<T>&>(a) == static_cast<const std::optional<T>&>(b);
+  }
+};
+
+/// True for Tagged<T> member types.
+template <class T>
+inline constexpr bool kIsTagged = false;
+template <class T>
+inline constexpr bool kIsTagged<Tagged<T>> = true;
+
+/// True for generated struct types (they carry kFields and VisitFields).
+template <class T>
+concept KafkaStruct = requires { T::kFields; T::kStructName; };
+
+/// What a top-level definition describes.
+enum class MessageKind : uint8_t { kRequest, kResponse, kHeader, kData };
+
+/// Metadata of a top-level message type (request or response body, header, data).
+struct MessageSpec {
+  const char* name;           ///< e.g. "FetchRequest".
+  int16_t api_key;            ///< −1 for headers and non-API data.
+  MessageKind kind;
+  VersionRange valid;         ///< Every valid version, removed ones included.
+  VersionRange current;       ///< Versions valid in Kafka 4.x (KIP-896 removed the rest).
+  VersionRange flexible;      ///< Flexible versions (KIP-482).
+  bool latest_unstable;       ///< The highest version is marked unstable upstream.
+};
+
+}  // namespace kwire
+
+#endif  // KWIRE_CODEC_SCHEMA_SPEC_H_

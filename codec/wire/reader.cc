@@ -1,0 +1,266 @@
+#include "codec/wire/reader.h"
+
+#include <limits>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+
+namespace kwire {
+
+std::string RenderPath(const PathNode* leaf) {
+  std::vector<const PathNode*> chain;
+  for (const PathNode* n = leaf; n != nullptr; n = n->parent) chain.push_back(n);
+  std::string out;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const PathNode* n = *it;
+    if (n->name != nullptr && n->name[0] != '\0') {
+      if (!out.empty()) out += '.';
+      out += n->name;
+    }
+    if (n->index >= 0) absl::StrAppendFormat(&out, "[%d]", n->index);
+  }
+  return out;
+}
+
+void Reader::Fail(ErrorKind kind, size_t at, std::string detail) {
+  if (error_.kind == ErrorKind::kOk) {
+    error_.kind = kind;
+    error_.offset = at;
+    error_.path = RenderPath(path_);
+    error_.detail = std::move(detail);
+  }
+  // Drain: every later read sees zero bytes left; PopLimit keeps it drained.
+  cur_ = end_;
+}
+
+int Reader::Truncated(size_t need) {
+  Fail(ErrorKind::kTruncated, offset(),
+       absl::StrFormat("need %d, have %d", need, remaining()));
+  return 0;
+}
+
+bool Reader::ReadBool() {
+  const size_t at = offset();
+  const uint8_t b = ReadUint8();
+  if (KWIRE_LIKELY(b <= 1)) return b == 1;
+  if (has_quirk(kQuirkAnyNonZeroBool)) return true;
+  Fail(ErrorKind::kInvalidBool, at, absl::StrFormat("byte 0x%02x, expected 0x00 or 0x01", b));
+  return false;
+}
+
+Uuid Reader::ReadUuid() {
+  Uuid u;
+  std::string_view raw = ReadRaw(16);
+  if (raw.size() == 16) std::memcpy(u.bytes.data(), raw.data(), 16);
+  return u;
+}
+
+uint64_t Reader::ReadLeb128(size_t max_bytes, unsigned last_bits, const char* what) {
+  const size_t at = offset();
+  uint64_t value = 0;
+  for (size_t i = 0; i < max_bytes; ++i) {
+    if (KWIRE_UNLIKELY(cur_ == end_)) {
+      Fail(ErrorKind::kTruncated, at, absl::StrFormat("%s: need %d, have %d", what, i + 1, i));
+      return 0;
+    }
+    const uint8_t b = *cur_++;
+    const unsigned shift = static_cast<unsigned>(7 * i);
+    if ((b & 0x80) == 0) {
+      if (i + 1 == max_bytes && (b >> last_bits) != 0) {
+        if (!has_quirk(kQuirkVarintExtraBits)) {
+          Fail(ErrorKind::kVarintOverflow, at,
+               absl::StrFormat("%s byte %d is 0x%02x, more than %d bits", what, i + 1, b,
+                               static_cast<int>(shift + last_bits)));
+          return 0;
+        }
+      }
+      if (b == 0 && i > 0 && !has_quirk(kQuirkNonCanonicalVarint)) {
+        Fail(ErrorKind::kVarintNonCanonical, at,
+             absl::StrFormat("%s of %d bytes ends in a zero group (overlong)", what, i + 1));
+        return 0;
+      }
+      value |= static_cast<uint64_t>(b) << shift;
+      return value;
+    }
+    value |= static_cast<uint64_t>(b & 0x7f) << shift;
+  }
+  Fail(ErrorKind::kVarintTooLong, at,
+       absl::StrFormat("%s continues past %d bytes", what, max_bytes));
+  return 0;
+}
+
+uint32_t Reader::ReadUvarintSlow() {
+  return static_cast<uint32_t>(ReadLeb128(5, 4, "uvarint"));
+}
+
+int32_t Reader::ReadVarint() {
+  uint32_t u;
+  if (KWIRE_LIKELY(cur_ != end_) && KWIRE_LIKELY(*cur_ < 0x80)) {
+    u = *cur_++;
+  } else {
+    u = static_cast<uint32_t>(ReadLeb128(5, 4, "varint"));
+  }
+  return ZigZagDecode32(u);
+}
+
+int64_t Reader::ReadVarlong() {
+  uint64_t u;
+  if (KWIRE_LIKELY(cur_ != end_) && KWIRE_LIKELY(*cur_ < 0x80)) {
+    u = *cur_++;
+  } else {
+    u = ReadLeb128(10, 1, "varlong");
+  }
+  return ZigZagDecode64(u);
+}
+
+namespace {
+inline bool IsNull(int64_t len) { return len == -1; }
+}  // namespace
+
+// Shared tail of the three length readers: `len` is the decoded signed length
+// (−1 = null marker), `at` its offset. `limit` is the largest legal length.
+static int64_t CheckLength(Reader& r, int64_t len, size_t at, bool nullable, int64_t limit,
+                           const char* what) {
+  if (len < 0) {
+    if (!IsNull(len)) {
+      if (nullable && r.has_quirk(kQuirkAnyNegativeLengthIsNull)) return -1;
+      r.Fail(ErrorKind::kInvalidLength, at,
+             absl::StrFormat("%s length %d (only -1 means null)", what, len));
+      return 0;
+    }
+    if (!nullable) {
+      r.Fail(ErrorKind::kUnexpectedNull, at, absl::StrFormat("null %s in a non-nullable field", what));
+      return 0;
+    }
+    return -1;
+  }
+  if (len > limit) {
+    r.Fail(ErrorKind::kInvalidLength, at,
+           absl::StrFormat("%s length %d exceeds the maximum %d", what, len, limit));
+    return 0;
+  }
+  return len;
+}
+
+int64_t Reader::ReadStringLength(bool compact, bool nullable) {
+  const size_t at = offset();
+  int64_t len = compact ? static_cast<int64_t>(ReadUvarint()) - 1 : ReadInt16();
+  if (!ok()) return 0;
+  len = CheckLength(*this, len, at, nullable, 0x7fff, "string");
+  if (len > 0 && static_cast<size_t>(len) > remaining()) {
+    Fail(ErrorKind::kTruncated, at,
+         absl::StrFormat("string of %d bytes, have %d", len, remaining()));
+    return 0;
+  }
+  return len;
+}
+
+int64_t Reader::ReadBytesLength(bool compact, bool nullable) {
+  const size_t at = offset();
+  int64_t len = compact ? static_cast<int64_t>(ReadUvarint()) - 1 : ReadInt32();
+  if (!ok()) return 0;
+  len = CheckLength(*this, len, at, nullable, std::numeric_limits<int32_t>::max(), "bytes");
+  if (len > 0 && static_cast<size_t>(len) > remaining()) {
+    Fail(ErrorKind::kTruncated, at,
+         absl::StrFormat("bytes of %d bytes, have %d", len, remaining()));
+    return 0;
+  }
+  return len;
+}
+
+int64_t Reader::ReadArrayCount(bool compact, bool nullable, size_t min_element_size) {
+  const size_t at = offset();
+  int64_t n = compact ? static_cast<int64_t>(ReadUvarint()) - 1 : ReadInt32();
+  if (!ok()) return 0;
+  // Bytes left before the int32 cap: a count the input cannot hold is kCountTooLarge
+  // however it is encoded (a compact count reaches 2^32-2).
+  n = CheckLength(*this, n, at, nullable, std::numeric_limits<int64_t>::max(), "array");
+  if (n <= 0) return n;
+  const size_t min = min_element_size == 0 ? 1 : min_element_size;
+  // remaining()/min never overflows; compare in the count's domain.
+  if (static_cast<uint64_t>(n) > remaining() / min) {
+    Fail(ErrorKind::kCountTooLarge, at,
+         absl::StrFormat("array count %d, but %d bytes left hold at most %d elements of "
+                         ">= %d bytes",
+                         n, remaining(), remaining() / min, min));
+    return 0;
+  }
+  return CheckLength(*this, n, at, nullable, std::numeric_limits<int32_t>::max(), "array");
+}
+
+bool Reader::ReadStructPresence(bool nullable) {
+  const size_t at = offset();
+  const int8_t marker = ReadInt8();
+  if (!ok()) return false;
+  bool present;
+  if (marker == 1) {
+    present = true;
+  } else if (marker == -1) {
+    present = false;
+  } else if (has_quirk(kQuirkAnyStructMarker)) {
+    present = marker >= 0;
+  } else {
+    Fail(ErrorKind::kInvalidValue, at,
+         absl::StrFormat("struct presence marker %d, expected 1 or -1", marker));
+    return false;
+  }
+  if (!present && !nullable) {
+    Fail(ErrorKind::kUnexpectedNull, at, "null struct in a non-nullable field");
+    return false;
+  }
+  return present;
+}
+
+uint32_t Reader::ReadTaggedFieldCount() {
+  const size_t at = offset();
+  const uint32_t n = ReadUvarint();
+  if (!ok()) return 0;
+  if (n > remaining() / 2) {
+    Fail(ErrorKind::kCountTooLarge, at,
+         absl::StrFormat("tagged field count %d, but %d bytes left hold at most %d", n,
+                         remaining(), remaining() / 2));
+    return 0;
+  }
+  return n;
+}
+
+bool Reader::ReadTagHeader(int64_t previous, uint32_t* tag, uint32_t* size) {
+  // The outputs are set only for a valid header: a failed read yields zeros, so no
+  // caller can dispatch on a rejected tag or size a buffer from a rejected size.
+  *tag = 0;
+  *size = 0;
+  const size_t at = offset();
+  const uint32_t t = ReadUvarint();
+  const uint32_t n = ReadUvarint();
+  if (!ok()) return false;
+  if (static_cast<int64_t>(t) <= previous && !has_quirk(kQuirkUnorderedTags)) {
+    Fail(static_cast<int64_t>(t) == previous ? ErrorKind::kTagDuplicate : ErrorKind::kTagOutOfOrder,
+         at, absl::StrFormat("tag %d after tag %d", t, previous));
+    return false;
+  }
+  if (n > remaining()) {
+    Fail(ErrorKind::kTruncated, at,
+         absl::StrFormat("tag %d payload of %d bytes, have %d", t, n, remaining()));
+    return false;
+  }
+  *tag = t;
+  *size = n;
+  return true;
+}
+
+size_t Reader::PushLimit(size_t n) {
+  const size_t outer = remaining();
+  if (n > remaining()) {
+    Truncated(n);
+    return 0;
+  }
+  end_ = cur_ + n;
+  return outer - n;  // outer bytes beyond the new limit
+}
+
+void Reader::PopLimit(size_t token) {
+  if (!ok()) return;  // stay drained
+  end_ += token;
+}
+
+}  // namespace kwire

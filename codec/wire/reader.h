@@ -1,0 +1,232 @@
+// Bounded, sticky-error reader over Kafka wire bytes (protocol guide, "Protocol
+// Primitive Types"; KIP-482 for compact types and tagged fields).
+//
+// Reader is the only code in kwire that reads raw input bytes. Every read is checked
+// inside it. The first failure is sticky: it records the ErrorKind, the absolute byte
+// offset where the failing value starts, and the field path (see PathNode), then drains
+// the cursor, so every later read returns a zero value without touching memory, every
+// later count is 0 and nothing after it allocates or loops. Callers may therefore read a
+// whole structure and check ok() once at the end.
+//
+// Strict by default: decode followed by encode is byte-identical. The leniencies of the
+// Java implementation are available as opt-in Quirks; each one breaks byte-exact round
+// trip for the inputs it admits.
+#ifndef KWIRE_CODEC_WIRE_READER_H_
+#define KWIRE_CODEC_WIRE_READER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "codec/wire/error.h"
+#include "codec/wire/types.h"
+#include "codec/wire/varint.h"
+
+#if defined(__GNUC__)
+#define KWIRE_LIKELY(x) __builtin_expect(!!(x), 1)
+#define KWIRE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define KWIRE_LIKELY(x) (x)
+#define KWIRE_UNLIKELY(x) (x)
+#endif
+
+namespace kwire {
+
+/// Opt-in leniencies, bit flags for DecodeOptions::quirks. Each matches what Apache
+/// Kafka's Java implementation accepts and each breaks byte-exact re-encoding.
+enum Quirk : uint32_t {
+  /// Accept overlong varints (e.g. `80 00` for 0). Java: accepted.
+  kQuirkNonCanonicalVarint = 1u << 0,
+  /// Ignore bits beyond 32 in the 5th byte of a uvarint/varint (and beyond 64 in the
+  /// 10th byte of a varlong). Java: silently dropped.
+  kQuirkVarintExtraBits = 1u << 1,
+  /// Any non-zero bool byte reads as true. Java: `readByte() != 0`.
+  kQuirkAnyNonZeroBool = 1u << 2,
+  /// Any negative length/count reads as null in nullable fields. Java: `length < 0`.
+  kQuirkAnyNegativeLengthIsNull = 1u << 3,
+  /// Tagged fields in any order; a repeated tag replaces the earlier one. Java: accepted.
+  kQuirkUnorderedTags = 1u << 4,
+  /// Nullable struct presence marker: any negative byte is null, any other is present.
+  kQuirkAnyStructMarker = 1u << 5,
+};
+
+/// All quirks: decode what the Java implementation decodes.
+inline constexpr uint32_t kQuirksJava =
+    kQuirkNonCanonicalVarint | kQuirkVarintExtraBits | kQuirkAnyNonZeroBool |
+    kQuirkAnyNegativeLengthIsNull | kQuirkUnorderedTags | kQuirkAnyStructMarker;
+
+/// Options for decoding. Default: strict.
+struct DecodeOptions {
+  uint32_t quirks = 0;  ///< Bitwise OR of Quirk values.
+};
+
+/// One level of the field path, kept on the decoder's (or encoder's) stack and linked to
+/// its parent. Rendered only when an error is recorded, e.g.
+/// `FetchRequest.Topics[0].Partitions[2].FetchOffset`.
+struct PathNode {
+  const PathNode* parent = nullptr;
+  const char* name = nullptr;  ///< Message/struct name at the root, field name below.
+  int64_t index = -1;          ///< Array element index, or -1.
+};
+
+/// Renders a path chain root-first: "A.B[3].C". Empty for nullptr.
+std::string RenderPath(const PathNode* leaf);
+
+/// Bounded cursor over `[data, data + size)`. See the file comment for the contract.
+/// Offsets reported in errors are `base_offset + position`, so a Reader over a slice of
+/// a frame reports offsets within the frame.
+class Reader {
+ public:
+  Reader(const uint8_t* data, size_t size, size_t base_offset = 0,
+         DecodeOptions options = {})
+      : begin_(data), cur_(data), end_(data + size), base_(base_offset), options_(options) {}
+  explicit Reader(std::span<const uint8_t> data, size_t base_offset = 0,
+                  DecodeOptions options = {})
+      : Reader(data.data(), data.size(), base_offset, options) {}
+
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+
+  /// True while no read has failed.
+  bool ok() const { return error_.kind == ErrorKind::kOk; }
+  /// The first failure (kind kOk while ok()).
+  const Error& error() const { return error_; }
+  /// Absolute offset of the next byte to read.
+  size_t offset() const { return base_ + static_cast<size_t>(cur_ - begin_); }
+  /// Bytes left before the current limit (0 after a failure).
+  size_t remaining() const { return static_cast<size_t>(end_ - cur_); }
+  /// True when no bytes are left before the current limit.
+  bool AtEnd() const { return cur_ == end_; }
+  /// The DecodeOptions::quirks in force.
+  uint32_t quirks() const { return options_.quirks; }
+  bool has_quirk(Quirk q) const { return (options_.quirks & q) != 0; }
+
+  /// The field path recorded with errors. Decoders set it as they descend.
+  const PathNode* path() const { return path_; }
+  void set_path(const PathNode* node) { path_ = node; }
+
+  // ---- Fixed-width big-endian integers (protocol guide: INT8..INT64, UINT16,
+  // FLOAT64, BOOLEAN, UUID). Zero on failure.
+  int8_t ReadInt8() {
+    if (KWIRE_UNLIKELY(cur_ == end_)) return static_cast<int8_t>(Truncated(1));
+    return static_cast<int8_t>(*cur_++);
+  }
+  uint8_t ReadUint8() { return static_cast<uint8_t>(ReadInt8()); }
+  int16_t ReadInt16() { return static_cast<int16_t>(ReadBig<uint16_t>()); }
+  uint16_t ReadUint16() { return ReadBig<uint16_t>(); }
+  int32_t ReadInt32() { return static_cast<int32_t>(ReadBig<uint32_t>()); }
+  uint32_t ReadUint32() { return ReadBig<uint32_t>(); }
+  int64_t ReadInt64() { return static_cast<int64_t>(ReadBig<uint64_t>()); }
+  /// IEEE 754 binary64, big-endian. Every bit pattern (NaNs included) is preserved.
+  double ReadFloat64() {
+    const uint64_t bits = ReadBig<uint64_t>();
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    return d;
+  }
+  /// 0 → false, 1 → true; other bytes fail kInvalidBool unless kQuirkAnyNonZeroBool.
+  bool ReadBool();
+  /// 16 raw bytes.
+  Uuid ReadUuid();
+
+  // ---- Variable-length integers.
+  /// Unsigned LEB128, 1–5 bytes, value ≤ 2^32−1. Fails kVarintTooLong (6th byte),
+  /// kVarintOverflow (bits beyond 32), kVarintNonCanonical (overlong), kTruncated.
+  uint32_t ReadUvarint() {
+    if (KWIRE_LIKELY(cur_ != end_) && KWIRE_LIKELY(*cur_ < 0x80)) return *cur_++;
+    return ReadUvarintSlow();
+  }
+  /// Zigzag int32 in 1–5 bytes; same failures as ReadUvarint.
+  int32_t ReadVarint();
+  /// Zigzag int64 in 1–10 bytes; kVarintTooLong past 10 bytes, kVarintOverflow for bits
+  /// beyond 64 in the 10th byte.
+  int64_t ReadVarlong();
+
+  // ---- Raw bytes.
+  /// A view of the next `n` bytes (valid as long as the input is), or empty on failure.
+  std::string_view ReadRaw(size_t n) {
+    if (KWIRE_UNLIKELY(remaining() < n)) {
+      Truncated(n);
+      return {};
+    }
+    const char* p = reinterpret_cast<const char*>(cur_);
+    cur_ += n;
+    return {p, n};
+  }
+  /// Skips `n` bytes (kTruncated if fewer are left).
+  void Skip(size_t n) { ReadRaw(n); }
+
+  // ---- Length prefixes. Each returns the length (checked ≤ remaining()), or −1 for
+  // null. Null is accepted only when `nullable`; otherwise kUnexpectedNull. Negative
+  // values other than −1 fail kInvalidLength (unless kQuirkAnyNegativeLengthIsNull and
+  // nullable).
+
+  /// STRING / NULLABLE_STRING (int16 length) or COMPACT_[NULLABLE_]STRING (uvarint
+  /// length+1). Kafka caps strings at 32767 bytes in both forms: longer is kInvalidLength.
+  int64_t ReadStringLength(bool compact, bool nullable);
+  /// BYTES / NULLABLE_BYTES / RECORDS (int32 length) or COMPACT_* (uvarint length+1).
+  int64_t ReadBytesLength(bool compact, bool nullable);
+  /// ARRAY (int32 count) or COMPACT_ARRAY (uvarint count+1). A count above
+  /// remaining() / max(1, min_element_size) fails kCountTooLarge before any allocation;
+  /// one that fits but exceeds INT32_MAX (inputs above 2 GiB) fails kInvalidLength.
+  int64_t ReadArrayCount(bool compact, bool nullable, size_t min_element_size);
+
+  /// Nullable struct presence marker (int8): returns true if present (1), false if null
+  /// (−1). Other values fail kInvalidValue unless kQuirkAnyStructMarker.
+  /// A −1 with `nullable` false fails kUnexpectedNull.
+  bool ReadStructPresence(bool nullable);
+
+  // ---- Tagged-field section (KIP-482): uvarint count, then per field uvarint tag,
+  // uvarint size, payload.
+  /// Reads the count; a count above remaining() / 2 fails kCountTooLarge (each field
+  /// takes at least two bytes).
+  uint32_t ReadTaggedFieldCount();
+  /// Reads one tag header. `previous` is the last tag of this section or −1; a tag not
+  /// above it fails kTagOutOfOrder / kTagDuplicate unless kQuirkUnorderedTags. Returns
+  /// false on failure, with `*tag` and `*size` set to 0. `size` is checked ≤ remaining().
+  bool ReadTagHeader(int64_t previous, uint32_t* tag, uint32_t* size);
+
+  // ---- Nested limits (like upb's PushLimit). PushLimit(n) restricts reading to the
+  // next `n` bytes (kTruncated if fewer are left) and returns a token for PopLimit,
+  // which restores the outer limit. After a failure the reader stays drained.
+  size_t PushLimit(size_t n);
+  void PopLimit(size_t token);
+
+  /// Records a failure at absolute offset `at` (first failure wins) and drains.
+  void Fail(ErrorKind kind, size_t at, std::string detail = {});
+  /// Records a failure at the current offset.
+  void Fail(ErrorKind kind, std::string detail = {}) { Fail(kind, offset(), std::move(detail)); }
+
+ private:
+  template <typename T>
+  T ReadBig() {
+    if (KWIRE_UNLIKELY(remaining() < sizeof(T))) return static_cast<T>(Truncated(sizeof(T)));
+    T v;
+    std::memcpy(&v, cur_, sizeof(T));
+    cur_ += sizeof(T);
+    if constexpr (sizeof(T) == 2) return __builtin_bswap16(v);
+    if constexpr (sizeof(T) == 4) return __builtin_bswap32(v);
+    if constexpr (sizeof(T) == 8) return __builtin_bswap64(v);
+  }
+  // Records kTruncated (need n) at the current offset; returns 0.
+  int Truncated(size_t need);
+  uint32_t ReadUvarintSlow();
+  // Decodes an unsigned LEB128 of at most `max_bytes` whose final byte may carry at most
+  // `last_bits` payload bits. `what` names the type in error details.
+  uint64_t ReadLeb128(size_t max_bytes, unsigned last_bits, const char* what);
+
+  const uint8_t* begin_;
+  const uint8_t* cur_;
+  const uint8_t* end_;
+  size_t base_;
+  DecodeOptions options_;
+  const PathNode* path_ = nullptr;
+  Error error_;
+};
+
+}  // namespace kwire
+
+#endif  // KWIRE_CODEC_WIRE_READER_H_

@@ -1,0 +1,86 @@
+// Helpers shared by the wire-layer tests: literal bytes written as hex, and hex
+// rendering for readable failure messages.
+#ifndef KWIRE_CODEC_WIRE_TEST_UTIL_H_
+#define KWIRE_CODEC_WIRE_TEST_UTIL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codec/wire/error.h"
+
+namespace kwire {
+
+/// GoogleTest printer: failures show "truncated" rather than a byte dump.
+inline void PrintTo(ErrorKind kind, std::ostream* os) { *os << ErrorKindName(kind); }
+
+namespace wire_testing {
+
+/// Parses "00 ff 7f" (spaces optional) into bytes. Aborts on malformed input so that a
+/// typo in a test literal cannot silently shorten an encoding.
+inline std::vector<uint8_t> Hex(std::string_view hex) {
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    std::abort();
+  };
+  std::vector<uint8_t> out;
+  int high = -1;
+  for (char c : hex) {
+    if (c == ' ') {
+      if (high >= 0) std::abort();
+      continue;
+    }
+    if (high < 0) {
+      high = nibble(c);
+    } else {
+      out.push_back(static_cast<uint8_t>(high << 4 | nibble(c)));
+      high = -1;
+    }
+  }
+  if (high >= 0) std::abort();
+  return out;
+}
+
+/// Renders bytes as lowercase hex separated by spaces: "00 ff 7f".
+inline std::string ToHex(std::span<const uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i > 0) out += ' ';
+    out += kDigits[bytes[i] >> 4];
+    out += kDigits[bytes[i] & 0xf];
+  }
+  return out;
+}
+
+/// Concatenates byte vectors.
+inline std::vector<uint8_t> Cat(std::vector<uint8_t> a, std::span<const uint8_t> b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+/// Reference unsigned LEB128, written independently of varint.h.
+inline std::vector<uint8_t> RefLeb128(uint64_t v) {
+  std::vector<uint8_t> out;
+  for (;;) {
+    const uint8_t low = static_cast<uint8_t>(v & 0x7f);
+    v >>= 7;
+    if (v == 0) {
+      out.push_back(low);
+      return out;
+    }
+    out.push_back(low | 0x80);
+  }
+}
+
+}  // namespace wire_testing
+}  // namespace kwire
+
+#endif  // KWIRE_CODEC_WIRE_TEST_UTIL_H_

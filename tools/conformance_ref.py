@@ -1,0 +1,869 @@
+#!/usr/bin/env python3
+"""Independent reference encoder for kwire's conformance vectors.
+
+This tool is the oracle: it shares no code with the C++ codec (codec/) nor
+with the project's importer/generator (tools/kafka_import.py, tools/kdef.py).
+It reads an Apache Kafka message-definition directory directly (the JSON
+files with `//` comments) and encodes the *documented minimal frame* of every
+API key x every valid version x {request, response}.  The rule is written
+out in conformance/README.md; in short:
+
+  * numeric fields 0, bool false, uuid all-zero, strings and bytes empty,
+    never null (a nullable struct is present: int8 1, then the struct);
+  * every array carries exactly one minimal element;
+  * a records field holds one empty 61-byte RecordBatch v2;
+  * tagged fields are left at their default, so every tagged-field section
+    is the uvarint count 0;
+  * frame = int32 size + request/response header + body.
+
+Python 3 standard library only.  Usage:
+
+  python3 tools/conformance_ref.py --schemas <dir> [--removed-from <old dir>] \
+      --out conformance/vectors            # write the vector files
+  python3 tools/conformance_ref.py --schemas <dir> [--removed-from <old dir>] \
+      --out conformance/vectors --check    # exit 1 if committed files differ
+  python3 tools/conformance_ref.py --schemas <dir> --explain 41 3 request
+                                           # print the encoded tree of one frame
+"""
+
+import argparse
+import difflib
+import json
+import os
+import re
+import struct
+import sys
+
+# ---------------------------------------------------------------------------
+# CRC-32C (Castagnoli), reflected polynomial 0x82F63B78, table driven.
+
+_CRC32C_POLY = 0x82F63B78
+
+
+def _make_crc32c_table():
+    table = []
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            c = (c >> 1) ^ _CRC32C_POLY if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_CRC32C_TABLE = _make_crc32c_table()
+
+
+def crc32c(data, crc=0):
+    crc ^= 0xFFFFFFFF
+    for b in data:
+        crc = _CRC32C_TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+# ---------------------------------------------------------------------------
+# The empty RecordBatch v2 (61 bytes).
+
+EMPTY_BATCH_CRC = 0x595FB7DD
+EMPTY_BATCH_SIZE = 61
+
+
+def empty_record_batch():
+    """One RecordBatch v2 with zero records; every numeric field 0."""
+    after_crc = (
+        struct.pack(">h", 0)      # attributes
+        + struct.pack(">i", 0)    # lastOffsetDelta
+        + struct.pack(">q", 0)    # baseTimestamp
+        + struct.pack(">q", 0)    # maxTimestamp
+        + struct.pack(">q", 0)    # producerId
+        + struct.pack(">h", 0)    # producerEpoch
+        + struct.pack(">i", 0)    # baseSequence
+        + struct.pack(">i", 0)    # records count
+    )
+    crc = crc32c(after_crc)
+    # batchLength counts the bytes after the batchLength field itself.
+    batch_length = 4 + 1 + 4 + len(after_crc)
+    batch = (
+        struct.pack(">q", 0)              # baseOffset
+        + struct.pack(">i", batch_length)  # batchLength
+        + struct.pack(">i", 0)            # partitionLeaderEpoch
+        + struct.pack(">b", 2)            # magic
+        + struct.pack(">I", crc)          # crc
+        + after_crc
+    )
+    assert batch_length == 49, batch_length
+    assert len(batch) == EMPTY_BATCH_SIZE, len(batch)
+    assert crc == EMPTY_BATCH_CRC, hex(crc)
+    return bytes(batch)
+
+
+# ---------------------------------------------------------------------------
+# Reading the definition files.
+
+class SchemaError(Exception):
+    pass
+
+
+def strip_comments(text):
+    """Remove `//` line comments, leaving `//` inside JSON strings intact."""
+    out = []
+    i = 0
+    n = len(text)
+    in_string = False
+    while i < n:
+        c = text[i]
+        if in_string:
+            out.append(c)
+            if c == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if c == '"':
+                in_string = False
+            i += 1
+            continue
+        if c == '"':
+            in_string = True
+            out.append(c)
+            i += 1
+            continue
+        if c == "/" and i + 1 < n and text[i + 1] == "/":
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+class Versions:
+    """A version range: "N+", "N-M", "N" or "none"."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        spec = spec.strip()
+        if spec == "none":
+            self.lo, self.hi = 1, 0  # empty
+        elif spec.endswith("+"):
+            self.lo, self.hi = int(spec[:-1]), None
+        elif "-" in spec:
+            a, b = spec.split("-", 1)
+            self.lo, self.hi = int(a), int(b)
+        else:
+            self.lo = self.hi = int(spec)
+
+    def __contains__(self, v):
+        return v >= self.lo and (self.hi is None or v <= self.hi)
+
+    def listed(self):
+        if self.hi is None:
+            raise SchemaError("open range %r cannot be listed" % self.spec)
+        return list(range(self.lo, self.hi + 1))
+
+
+NO_VERSIONS = Versions("none")
+
+FIXED_SIZES = {
+    "bool": 1, "int8": 1, "int16": 2, "uint16": 2, "int32": 4,
+    "uint32": 4, "int64": 8, "float64": 8, "uuid": 16,
+}
+LENGTH_TYPES = ("string", "bytes", "records")
+
+
+def is_primitive(t):
+    return t in FIXED_SIZES or t in LENGTH_TYPES
+
+
+def load_json(path):
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    try:
+        return json.loads(strip_comments(text))
+    except ValueError as exc:
+        raise SchemaError("%s: %s" % (path, exc))
+
+
+class MessageDef:
+    def __init__(self, path, doc):
+        self.path = path
+        self.name = doc["name"]
+        self.kind = doc["type"]  # request | response | header
+        self.api_key = doc.get("apiKey")
+        self.valid = Versions(doc["validVersions"])
+        self.flexible = Versions(doc.get("flexibleVersions", "none"))
+        self.unstable = bool(doc.get("latestVersionUnstable", False))
+        self.fields = doc.get("fields", [])
+        # Named struct types visible in this file: commonStructs, plus every
+        # struct declared inline by a field (which later fields may reuse by
+        # name without repeating "fields").
+        self.structs = {}
+        for s in doc.get("commonStructs", []):
+            self.structs[s["name"]] = s["fields"]
+        self._collect_inline(self.fields)
+
+    def _collect_inline(self, fields):
+        for f in fields:
+            if "fields" in f:
+                t = f["type"]
+                name = t[2:] if t.startswith("[]") else t
+                self.structs.setdefault(name, f["fields"])
+                self._collect_inline(f["fields"])
+
+    @property
+    def api_name(self):
+        for suffix in ("Request", "Response"):
+            if self.name.endswith(suffix):
+                return self.name[: -len(suffix)]
+        return self.name
+
+    def struct_fields(self, field, type_name):
+        if "fields" in field:
+            return field["fields"]
+        if type_name in self.structs:
+            return self.structs[type_name]
+        raise SchemaError("%s: unknown struct type %r (field %s)"
+                          % (self.path, type_name, field.get("name")))
+
+
+class SchemaSet:
+    def __init__(self, directory):
+        self.directory = directory
+        self.messages = {}  # (api_key, "request"|"response") -> MessageDef
+        self.headers = {}   # "RequestHeader"/"ResponseHeader" -> MessageDef
+        for fn in sorted(os.listdir(directory)):
+            if not fn.endswith(".json"):
+                continue
+            path = os.path.join(directory, fn)
+            doc = load_json(path)
+            kind = doc.get("type")
+            if kind in ("request", "response"):
+                m = MessageDef(path, doc)
+                key = (m.api_key, kind)
+                if key in self.messages:
+                    raise SchemaError("duplicate %r in %s" % (key, path))
+                self.messages[key] = m
+            elif kind == "header":
+                m = MessageDef(path, doc)
+                self.headers[m.name] = m
+        for h in ("RequestHeader", "ResponseHeader"):
+            if h not in self.headers:
+                raise SchemaError("%s: no %s.json" % (directory, h))
+        self.label = source_label(directory)
+
+    def frames(self):
+        """Yield (api_key, api_name, version, direction, MessageDef)."""
+        out = []
+        for (key, kind), m in self.messages.items():
+            for v in m.valid.listed():
+                out.append((key, m.api_name, v, kind, m))
+        out.sort(key=lambda r: (r[0], r[2], r[3] != "request"))
+        return out
+
+
+def source_label(directory):
+    """Describe the snapshot from a SOURCE.txt beside the files, if any."""
+    path = os.path.join(directory, "SOURCE.txt")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as fh:
+        text = " ".join(fh.read().split())
+    m = re.search(r"trunk at commit ([0-9a-f]+), (\d{4}-\d{2}-\d{2})", text)
+    if not m:
+        return None
+    return "apache/kafka trunk %s (commit %s)" % (m.group(2), m.group(1))
+
+
+# ---------------------------------------------------------------------------
+# Encoding.
+
+def uvarint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+class Out:
+    """Byte sink that can also record a tree of (offset, size, path, type,
+    value) nodes, for --explain and for cross-checking seeds.txt."""
+
+    def __init__(self, trace=False):
+        self.buf = bytearray()
+        self.nodes = [] if trace else None
+        self.stats = None
+
+    def open(self, path, typ, value=None):
+        if self.nodes is None:
+            return None
+        node = [len(self.buf), None, path, typ, value]
+        self.nodes.append(node)
+        return node
+
+    def close(self, node, value=None):
+        if node is None:
+            return
+        node[1] = len(self.buf) - node[0]
+        if value is not None:
+            node[4] = value
+
+    def leaf(self, path, typ, data, value):
+        node = self.open(path, typ, value)
+        self.buf += data
+        self.close(node)
+
+
+class Encoder:
+    def __init__(self, schemas, batch, stats=None):
+        self.schemas = schemas
+        self.batch = batch
+        self.stats = stats  # optional dict of observations
+
+    def _note(self, what, detail):
+        if self.stats is not None:
+            self.stats.setdefault(what, set()).add(detail)
+
+    # -- fields ----------------------------------------------------------
+
+    def struct(self, out, msg, fields, version, flexible, path, label):
+        start = len(out.buf)
+        for f in fields:
+            self.field(out, msg, f, version, flexible, path)
+        if flexible:
+            out.leaf(join(path, "tagged_fields"), "uvarint", uvarint(0), "0")
+        if len(out.buf) == start and label is not None:
+            self._note("zero-size struct",
+                       "%s v%d %s" % (msg.name, version, label))
+
+    def field(self, out, msg, f, version, flexible, path):
+        name = f["name"]
+        if version not in Versions(f["versions"]):
+            return
+        if "taggedVersions" in f and version in Versions(f["taggedVersions"]):
+            # Decision 1: tagged fields stay at their default: not written.
+            self._note("tagged field skipped", "%s.%s" % (msg.name, name))
+            return
+        if "tag" in f and "taggedVersions" not in f:
+            raise SchemaError("%s: %s has a tag but no taggedVersions"
+                              % (msg.path, name))
+        fpath = join(path, name)
+        t = f["type"]
+        nullable = version in Versions(f.get("nullableVersions", "none"))
+        # Field-level flexibleVersions (RequestHeader.ClientId: "none")
+        # overrides compactness of strings and bytes.
+        if "flexibleVersions" in f:
+            compact = version in Versions(f["flexibleVersions"])
+        else:
+            compact = flexible
+        if t.startswith("[]"):
+            et = t[2:]
+            node = out.open(fpath, t)
+            out.leaf(join(fpath, "length"), "uvarint" if flexible else "int32",
+                     uvarint(2) if flexible else struct.pack(">i", 1),
+                     "2" if flexible else "1")
+            epath = fpath + "[0]"
+            if is_primitive(et):
+                self.primitive(out, msg, et, epath, compact, version)
+            else:
+                enode = out.open(epath, et)
+                self.struct(out, msg, msg.struct_fields(f, et), version,
+                            flexible, epath, "%s[0] (%s)" % (fpath, et))
+                out.close(enode)
+            out.close(node, "1")
+        elif is_primitive(t):
+            if t == "records":
+                self._note("records field", "%s.%s" % (msg.name, name))
+            self.primitive(out, msg, t, fpath, compact, version,
+                           nullable=nullable)
+        else:
+            # Non-array struct field: present, inline, minimal content.
+            node = out.open(fpath, t)
+            if nullable:
+                self._note("nullable struct field",
+                           "%s v%d %s (%s)" % (msg.name, version, fpath, t))
+                out.leaf(join(fpath, "present"), "int8", b"\x01", "1")
+            self.struct(out, msg, msg.struct_fields(f, t), version, flexible,
+                        fpath, "%s (%s)" % (fpath, t))
+            out.close(node)
+
+    def primitive(self, out, msg, t, path, compact, version, nullable=False):
+        if t in FIXED_SIZES:
+            value = {"bool": "false", "uuid": "0", "float64": "0.0"}.get(t, "0")
+            out.leaf(path, t, b"\x00" * FIXED_SIZES[t], value)
+        elif t == "string":
+            data = uvarint(1) if compact else struct.pack(">h", 0)
+            out.leaf(path, t, data, '""')
+        elif t == "bytes":
+            data = uvarint(1) if compact else struct.pack(">i", 0)
+            out.leaf(path, t, data, "empty")
+        elif t == "records":
+            n = len(self.batch)
+            prefix = uvarint(n + 1) if compact else struct.pack(">i", n)
+            node = out.open(path, t, "RecordBatch v2, 0 records")
+            out.leaf(join(path, "length"), "uvarint" if compact else "int32",
+                     prefix, str(n + 1) if compact else str(n))
+            out.leaf(join(path, "batch"), "RecordBatch", self.batch,
+                     "crc 0x%08x" % EMPTY_BATCH_CRC)
+            out.close(node)
+        else:
+            raise SchemaError("%s: unknown type %r" % (msg.path, t))
+
+    # -- headers and frames ---------------------------------------------
+
+    @staticmethod
+    def request_header_version(api_key, version, flexible):
+        if api_key == 7 and version == 0:
+            return 0  # ControlledShutdown v0: api_key, api_version, corr id
+        return 2 if flexible else 1
+
+    @staticmethod
+    def response_header_version(api_key, version, flexible):
+        if api_key == 18:
+            return 0  # ApiVersions responses always use header v0
+        return 1 if flexible else 0
+
+    def header(self, out, kind, api_key, version, flexible):
+        if kind == "request":
+            h = self.schemas.headers["RequestHeader"]
+            hv = self.request_header_version(api_key, version, flexible)
+        else:
+            h = self.schemas.headers["ResponseHeader"]
+            hv = self.response_header_version(api_key, version, flexible)
+        if hv not in h.valid:
+            raise SchemaError("%s has no version %d" % (h.name, hv))
+        start = len(out.buf)
+        node = out.open(h.name, "v%d" % hv)
+        for f in h.fields:
+            if hv not in Versions(f["versions"]):
+                continue
+            if "taggedVersions" in f and hv in Versions(f["taggedVersions"]):
+                continue
+            fpath = join(h.name, f["name"])
+            if f["name"] == "RequestApiKey":
+                out.leaf(fpath, "int16", struct.pack(">h", api_key),
+                         str(api_key))
+            elif f["name"] == "RequestApiVersion":
+                out.leaf(fpath, "int16", struct.pack(">h", version),
+                         str(version))
+            else:
+                self.field(out, h, f, hv, hv in h.flexible, h.name)
+        if hv in h.flexible:
+            out.leaf(join(h.name, "tagged_fields"), "uvarint", uvarint(0), "0")
+        out.close(node)
+        # Cross-check against the rule as written in conformance/README.md.
+        got = bytes(out.buf[start:])
+        corr = b"\x00\x00\x00\x00"
+        if kind == "request":
+            want = struct.pack(">hh", api_key, version) + corr
+            if hv >= 1:
+                want += b"\x00\x00"  # client_id "" as int16 length 0
+            if hv >= 2:
+                want += b"\x00"
+        else:
+            want = corr + (b"\x00" if hv >= 1 else b"")
+        if got != want:
+            raise SchemaError("%s v%d encodes as %s, expected %s"
+                              % (h.name, hv, got.hex(), want.hex()))
+        return hv
+
+    def frame(self, msg, version, trace=False):
+        if version not in msg.valid:
+            raise SchemaError("%s has no version %d" % (msg.name, version))
+        out = Out(trace)
+        root = out.open(msg.name, "message", "v%d" % version)
+        flexible = version in msg.flexible
+        fnode = out.open("Frame", "frame")
+        out.leaf("Frame.size", "int32", b"\x00\x00\x00\x00", None)
+        out.close(fnode)
+        self.header(out, msg.kind, msg.api_key, version, flexible)
+        bnode = out.open("Body", "struct")
+        self.struct(out, msg, msg.fields, version, flexible, "Body", "Body")
+        out.close(bnode)
+        size = len(out.buf) - 4
+        out.buf[0:4] = struct.pack(">i", size)
+        if out.nodes is not None:
+            out.nodes[2][4] = str(size)  # Frame.size
+        out.close(root)
+        return bytes(out.buf), out.nodes
+
+
+def join(path, name):
+    return name if not path else path + "." + name
+
+
+# ---------------------------------------------------------------------------
+# Vector files.
+
+REGEN = ("python3 tools/conformance_ref.py --schemas <dir> "
+         "[--removed-from <old dir>] --out conformance/vectors")
+
+
+def frame_line(key, api_name, version, kind, data):
+    return "%d %s %d %s %d %s" % (key, api_name, version, kind, len(data),
+                                  data.hex())
+
+
+def minimal_text(schemas, stats=None):
+    enc = Encoder(schemas, empty_record_batch(), stats)
+    lines = []
+    for key, api, v, kind, m in schemas.frames():
+        data, _ = enc.frame(m, v)
+        lines.append(frame_line(key, api, v, kind, data))
+    label = schemas.label or "unknown snapshot"
+    head = [
+        "# kwire conformance vectors: the documented minimal frame of every",
+        "# API key x valid version x request/response (see conformance/README.md).",
+        "# Format: <api_key> <ApiName> <version> <request|response> <size> <hex>",
+        "# size is the total byte count including the int32 size prefix.",
+        "# Source: %s" % label,
+        "# Regenerate: %s" % REGEN,
+        "# Frames: %d" % len(lines),
+    ]
+    return "\n".join(head + lines) + "\n", len(lines)
+
+
+def removed_text(current, old, stats=None):
+    enc = Encoder(old, empty_record_batch(), stats)
+    lines = []
+    for key, api, v, kind, m in old.frames():
+        cur = current.messages.get((key, kind))
+        if cur is not None and v in cur.valid:
+            continue
+        data, _ = enc.frame(m, v)
+        lines.append(frame_line(key, api, v, kind, data))
+    head = [
+        "# kwire conformance vectors: documented minimal frames of the versions",
+        "# that the older definition set has and the current one no longer has",
+        "# (KIP-896 removals in Kafka 4.0), encoded from the older set.",
+        "# Format: <api_key> <ApiName> <version> <request|response> <size> <hex>",
+        "# size is the total byte count including the int32 size prefix.",
+        "# Source: %s" % (old.label or "unknown snapshot"),
+        "# Removed relative to: %s" % (current.label or "unknown snapshot"),
+        "# Regenerate: %s" % REGEN,
+        "# Frames: %d" % len(lines),
+    ]
+    return "\n".join(head + lines) + "\n", len(lines)
+
+
+def parse_vector_lines(text):
+    """Data lines of minimal*.txt as tuples; raises on a malformed line."""
+    rows = []
+    for no, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) != 6 or parts[3] not in ("request", "response"):
+            raise ValueError("line %d malformed: %r" % (no, line))
+        key, api, v, kind, size, hx = parts
+        rows.append((int(key), api, int(v), kind, int(size), hx))
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# seeds.txt: hand-transcribed frames with their object trees.
+
+def parse_seeds(text):
+    seeds = []
+    cur = None
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        word, _, rest = line.partition(" ")
+        if word == "vector":
+            p = rest.split()
+            cur = {"api_key": int(p[0]), "api": p[1], "version": int(p[2]),
+                   "kind": p[3], "size": int(p[4]), "hex": "", "nodes": [],
+                   "line": no}
+        elif word == "hex":
+            cur["hex"] += rest.replace(" ", "")
+        elif word == "node":
+            p = rest.split(None, 3)
+            cur["nodes"].append((int(p[0], 16), int(p[1]), p[2],
+                                 p[3] if len(p) > 3 else ""))
+        elif word == "end":
+            seeds.append(cur)
+            cur = None
+        else:
+            raise ValueError("seeds.txt line %d: unknown %r" % (no, word))
+    if cur is not None:
+        raise ValueError("seeds.txt: vector at line %d has no end" % cur["line"])
+    return seeds
+
+
+def parent_path(path, paths):
+    """The nearest enclosing path: a.b[0].c -> a.b[0] -> a.b -> a -> root."""
+    p = path
+    while True:
+        if p.endswith("]"):
+            p = p[: p.rindex("[")]
+        elif "." in p:
+            p = p[: p.rindex(".")]
+        else:
+            return None
+        if p in paths:
+            return p
+
+
+def _leaf_value_ok(data, typ, value):
+    """Does a leaf's bytes say what its transcribed value says?"""
+    v = value.split()[0] if value else ""
+    if typ in ("int8", "int16", "int32", "int64", "uint16"):
+        want = {"int8": 1, "int16": 2, "uint16": 2, "int32": 4, "int64": 8}[typ]
+        return len(data) == want and int.from_bytes(
+            data, "big", signed=not typ.startswith("u")) == int(v)
+    if typ == "uvarint":
+        n, shift = 0, 0
+        for i, b in enumerate(data):
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                return i == len(data) - 1 and n == int(v)
+        return False
+    if typ in ("string", "nullable_string", "bytes"):
+        if v not in ('""', "empty"):
+            return False
+        # empty: compact uvarint 1, else int16 0 (string) or int32 0 (bytes)
+        wide = b"\x00" * (4 if typ == "bytes" else 2)
+        return v == ("empty" if typ == "bytes" else '""') and \
+            data in (b"\x01", wide)
+    return True
+
+
+def check_seed(seed):
+    """Structural checks of one hand-transcribed seed; returns problems."""
+    problems = []
+    data = bytes.fromhex(seed["hex"])
+    tag = "%s v%d %s" % (seed["api"], seed["version"], seed["kind"])
+    if len(data) != seed["size"]:
+        problems.append("%s: hex has %d bytes, vector says %d"
+                        % (tag, len(data), seed["size"]))
+    nodes = seed["nodes"]
+    if not nodes:
+        return problems + ["%s: no nodes" % tag]
+    root = nodes[0]
+    if root[0] != 0 or root[1] != len(data):
+        problems.append("%s: root node is not [0, %d)" % (tag, len(data)))
+    by_path = {}
+    for n in nodes:
+        if n[2] in by_path:
+            problems.append("%s: duplicate node %s" % (tag, n[2]))
+        by_path[n[2]] = n
+    children = {}
+    for n in nodes[1:]:
+        par = parent_path(n[2], by_path) or root[2]
+        children.setdefault(par, []).append(n)
+        p = by_path[par]
+        if not (p[0] <= n[0] and n[0] + n[1] <= p[0] + p[1]):
+            problems.append("%s: %s [0x%04x,+%d] outside %s" %
+                            (tag, n[2], n[0], n[1], par))
+    for par, kids in children.items():
+        p = by_path[par]
+        pos = p[0]
+        for k in kids:
+            if k[0] != pos:
+                problems.append("%s: %s starts at 0x%04x, expected 0x%04x"
+                                % (tag, k[2], k[0], pos))
+            pos = k[0] + k[1]
+        if pos != p[0] + p[1]:
+            problems.append("%s: children of %s end at 0x%04x, parent at "
+                            "0x%04x" % (tag, par, pos, p[0] + p[1]))
+    for n in nodes:
+        if n[2] in children:
+            continue
+        parts = n[3].split(None, 1)
+        typ = parts[0] if parts else ""
+        val = parts[1] if len(parts) > 1 else ""
+        if not _leaf_value_ok(data[n[0]:n[0] + n[1]], typ, val):
+            problems.append("%s: leaf %s %r does not match bytes %s"
+                            % (tag, n[2], n[3], data[n[0]:n[0] + n[1]].hex()))
+    size = by_path.get("Frame.size")
+    if size is None or int(size[3].split()[1]) != len(data) - 4:
+        problems.append("%s: Frame.size is not total-4" % tag)
+    return problems
+
+
+def verify_seeds(schemas, seeds_path):
+    """seeds.txt hex == encoder output, and its trees are consistent."""
+    with open(seeds_path, encoding="utf-8") as fh:
+        seeds = parse_seeds(fh.read())
+    enc = Encoder(schemas, empty_record_batch())
+    problems = []
+    for s in seeds:
+        problems += check_seed(s)
+        m = schemas.messages.get((s["api_key"], s["kind"]))
+        tag = "%s v%d %s" % (s["api"], s["version"], s["kind"])
+        if m is None or s["version"] not in m.valid:
+            problems.append("%s: not in the definition set" % tag)
+            continue
+        data, nodes = enc.frame(m, s["version"], trace=True)
+        if data.hex() != s["hex"]:
+            problems.append("%s: encoder gives %s, seeds.txt has %s"
+                            % (tag, data.hex(), s["hex"]))
+        # The encoder's own tree must place every transcribed node the same.
+        enc_nodes = {n[2]: (n[0], n[1]) for n in nodes}
+        enc_nodes[m.name] = enc_nodes.pop(m.name, (0, len(data)))
+        for off, size, path, _ in s["nodes"][1:]:
+            got = enc_nodes.get(_encoder_path(path))
+            if got is None:
+                problems.append("%s: node %s has no counterpart in the "
+                                "encoder's tree" % (tag, path))
+            elif got != (off, size):
+                problems.append("%s: node %s at [0x%04x,+%d], encoder has "
+                                "[0x%04x,+%d]" % (tag, path, off, size,
+                                                  got[0], got[1]))
+    return seeds, problems
+
+
+_HEADER_NAMES = {
+    "request_api_key": "RequestApiKey",
+    "request_api_version": "RequestApiVersion",
+    "correlation_id": "CorrelationId",
+    "client_id": "ClientId",
+}
+
+
+def _encoder_path(path):
+    head, _, rest = path.partition(".")
+    if head in ("RequestHeader", "ResponseHeader") and rest:
+        return head + "." + _HEADER_NAMES.get(rest, rest)
+    return path
+
+
+# ---------------------------------------------------------------------------
+# Command line.
+
+def build_outputs(args, stats=None):
+    current = SchemaSet(args.schemas)
+    if args.source_label:
+        current.label = args.source_label
+    outputs = {}
+    text, n = minimal_text(current, stats)
+    if n != 608 and not args.allow_count:
+        raise SchemaError("expected 608 frames from %s, got %d (pass "
+                          "--allow-count for another snapshot)"
+                          % (args.schemas, n))
+    outputs["minimal.txt"] = text
+    if args.removed_from:
+        old = SchemaSet(args.removed_from)
+        if args.removed_source_label:
+            old.label = args.removed_source_label
+        outputs["minimal-removed.txt"], _ = removed_text(current, old, stats)
+    return current, outputs
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        description="Independent reference encoder for kwire conformance "
+                    "vectors (documented minimal frames).")
+    ap.add_argument("--schemas", required=True,
+                    help="Kafka message-definition directory (current set)")
+    ap.add_argument("--removed-from", metavar="OLD_DIR",
+                    help="older definition set; its versions that the current "
+                         "set lacks go to minimal-removed.txt")
+    ap.add_argument("--out", default=None,
+                    help="vector directory (default: conformance/vectors "
+                         "under the project root)")
+    ap.add_argument("--check", action="store_true",
+                    help="regenerate in memory; exit 1 if the files differ "
+                         "or seeds.txt does not verify")
+    ap.add_argument("--source-label",
+                    help="snapshot named in the headers (default: read from "
+                         "SOURCE.txt in the --schemas directory)")
+    ap.add_argument("--removed-source-label",
+                    help="same for the --removed-from directory")
+    ap.add_argument("--allow-count", action="store_true",
+                    help="accept a frame count other than 608")
+    ap.add_argument("--stats", action="store_true",
+                    help="print schema observations (zero-size structs, "
+                         "nullable structs, records fields) to stderr")
+    ap.add_argument("--explain", nargs=3,
+                    metavar=("API_KEY", "VERSION", "DIRECTION"),
+                    help="print the node tree of one frame and exit")
+    args = ap.parse_args(argv)
+    out_dir = args.out or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        "conformance", "vectors")
+
+    if args.explain:
+        schemas = SchemaSet(args.schemas)
+        key, ver, kind = int(args.explain[0]), int(args.explain[1]), \
+            args.explain[2]
+        m = schemas.messages[(key, kind)]
+        data, nodes = Encoder(schemas, empty_record_batch()).frame(
+            m, ver, trace=True)
+        print("vector %d %s %d %s %d" % (key, m.api_name, ver, kind,
+                                         len(data)))
+        print("hex " + data.hex())
+        for off, size, path, typ, value in nodes:
+            print("node 0x%04x %d %s %s%s" % (
+                off, size, path, typ, "" if value is None else " " + value))
+        print("end")
+        return 0
+
+    stats = {} if args.stats else None
+    current, outputs = build_outputs(args, stats)
+
+    if stats is not None:
+        for what in sorted(stats):
+            print("%s (%d):" % (what, len(stats[what])), file=sys.stderr)
+            for d in sorted(stats[what]):
+                print("  " + d, file=sys.stderr)
+
+    if args.check:
+        ok = True
+        for name, text in outputs.items():
+            path = os.path.join(out_dir, name)
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    have = fh.read()
+            except OSError as exc:
+                print("check: %s: %s" % (path, exc), file=sys.stderr)
+                ok = False
+                continue
+            if have != text:
+                ok = False
+                print("check: %s differs from the regenerated text:" % path,
+                      file=sys.stderr)
+                diff = difflib.unified_diff(
+                    have.splitlines(), text.splitlines(), "committed",
+                    "regenerated", lineterm="", n=0)
+                for i, line in enumerate(diff):
+                    if i >= 40:
+                        print("  ...", file=sys.stderr)
+                        break
+                    print("  " + line[:200], file=sys.stderr)
+            else:
+                print("check: %s OK" % path)
+        if "minimal-removed.txt" not in outputs:
+            print("check: minimal-removed.txt not checked (no --removed-from)")
+        seeds_path = os.path.join(out_dir, "seeds.txt")
+        if os.path.exists(seeds_path):
+            seeds, problems = verify_seeds(current, seeds_path)
+            for p in problems:
+                print("check: seeds.txt: " + p, file=sys.stderr)
+            if problems:
+                ok = False
+            else:
+                print("check: %s OK (%d seeds)" % (seeds_path, len(seeds)))
+        return 0 if ok else 1
+
+    os.makedirs(out_dir, exist_ok=True)
+    for name, text in outputs.items():
+        path = os.path.join(out_dir, name)
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        n = sum(1 for l in text.splitlines() if l and not l.startswith("#"))
+        print("wrote %s (%d frames)" % (path, n))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except SchemaError as exc:
+        print("conformance_ref: %s" % exc, file=sys.stderr)
+        sys.exit(2)

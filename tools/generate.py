@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""Generates kwire's C++ message types from the definition files (codec/defs/*.kdef).
+
+    python3 tools/generate.py --defs codec/defs --out <dir>
+
+Writes into <dir>/codec/generated/:
+  <snake_name>.h      one per message: plain structs (typed members with schema
+                      defaults), a FieldSpec table and a VisitFields() that lists the
+                      fields once; no wire logic (that lives in codec/schema/*.h);
+  api_<key>.cc        one per API key: the MessageOps of its request and response
+                      (where the shared visitors are instantiated);
+  messages.h          includes every message header;
+  registry_table.cc   the API table (api key -> name, ops, versions).
+Files are only rewritten when their content changes (keeps incremental builds fast).
+
+Python 3 standard library only. Generated code is thin by design: see
+codec/schema/spec.h for the contract.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kdef  # noqa: E402
+
+MAX_VERSION = 32767
+
+CPP_SCALARS = {
+    "int8": ("int8_t", "kInt8"),
+    "int16": ("int16_t", "kInt16"),
+    "uint16": ("uint16_t", "kUint16"),
+    "int32": ("int32_t", "kInt32"),
+    "int64": ("int64_t", "kInt64"),
+    "float64": ("double", "kFloat64"),
+    "bool": ("bool", "kBool"),
+    "uuid": ("Uuid", "kUuid"),
+    "string": ("std::string", "kString"),
+    "bytes": ("std::string", "kBytes"),
+    "records": ("Records", "kRecords"),
+}
+
+CPP_KEYWORDS = {
+    "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char",
+    "class", "const", "constexpr", "continue", "default", "delete", "do", "double",
+    "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend",
+    "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept",
+    "not", "nullptr", "operator", "or", "private", "protected", "public", "register",
+    "return", "short", "signed", "sizeof", "static", "struct", "switch", "template",
+    "this", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned",
+    "using", "virtual", "void", "volatile", "while", "xor",
+}
+
+# Fields whose values are secrets: printers redact them unless asked (kwire's own list,
+# after Redpanda's sensitive_map). Keyed by (message name, field path).
+SENSITIVE = {
+    ("SaslAuthenticateRequest", "AuthBytes"),
+    ("SaslAuthenticateResponse", "AuthBytes"),
+    ("CreateDelegationTokenResponse", "Hmac"),
+    ("DescribeDelegationTokenResponse", "Tokens.Hmac"),
+    ("RenewDelegationTokenRequest", "Hmac"),
+    ("ExpireDelegationTokenRequest", "Hmac"),
+    ("AlterUserScramCredentialsRequest", "Upsertions.Salt"),
+    ("AlterUserScramCredentialsRequest", "Upsertions.SaltedPassword"),
+}
+
+
+def snake(name):
+    """Kafka CamelCase field name -> snake_case member name."""
+    s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    s = re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", "_", s)
+    s = s.lower()
+    return s + "_" if s in CPP_KEYWORDS else s
+
+
+def file_stem(name):
+    return snake(name).rstrip("_")
+
+
+def vr(r):
+    """kdef.VersionRange -> C++ VersionRange initializer."""
+    if r is None:
+        return "kAllVersions"
+    if r.empty:
+        return "kNoVersions"
+    return "{%d, %d}" % (r.lo, MAX_VERSION if r.hi is None else r.hi)
+
+
+def cstr(s):
+    return json.dumps(s)
+
+
+class MessageGen:
+    """Generates the C++ of one message."""
+
+    def __init__(self, msg):
+        self.msg = msg
+        self.structs = {}  # struct name -> list of fields
+        self.order = []  # struct names, dependencies first
+        self._collect(msg.fields)
+        self._order_structs()
+
+    def _collect(self, fields):
+        for f in fields:
+            if not f.is_struct:
+                continue
+            name = f.element_type
+            common = self.msg.struct(name)
+            sub = common.fields if common is not None else f.fields
+            if name in self.structs:
+                # A struct type reused by name: the first declaration with fields wins;
+                # a second declaration must agree.
+                if sub and self.structs[name] and [x.name for x in sub] != [
+                        x.name for x in self.structs[name]]:
+                    raise SystemExit("%s: struct %s declared twice with different fields"
+                                     % (self.msg.name, name))
+                if sub and not self.structs[name]:
+                    self.structs[name] = sub
+            else:
+                self.structs[name] = sub
+            self._collect(sub)
+        if self.msg.name in self.structs:
+            raise SystemExit("%s: a struct has the message's own name" % self.msg.name)
+
+    def _order_structs(self):
+        seen = set()
+
+        def visit(name):
+            if name in seen:
+                return
+            seen.add(name)
+            for f in self.structs[name]:
+                if f.is_struct:
+                    visit(f.element_type)
+            self.order.append(name)
+
+        for f in self.msg.fields:
+            if f.is_struct:
+                visit(f.element_type)
+
+    # ---- per field
+    def value_type(self, f):
+        """C++ type of the value (without nullability / tagging)."""
+        et = f.element_type
+        if f.is_array:
+            inner = CPP_SCALARS[et][0] if et in CPP_SCALARS else et
+            return "std::vector<%s>" % inner
+        return CPP_SCALARS[et][0] if et in CPP_SCALARS else et
+
+    def member_type(self, f):
+        t = self.value_type(f)
+        if not f.nullable.empty:
+            t = "std::optional<%s>" % t
+        if f.tag is not None:
+            t = "Tagged<%s>" % t
+        return t
+
+    def initializer(self, f):
+        """Default member initializer text ("{}" for value-initialized).
+
+        Mirrors Kafka's generated Java defaults: a nullable field whose default is
+        "null" (and every nullable records field) starts null, other nullable fields
+        start as the empty/zero value; tagged fields start absent.
+        """
+        if f.tag is not None:
+            return "{}"
+        d = f.default
+        et = f.element_type
+        if not f.nullable.empty:
+            if d == "null" or et == "records":
+                return "{}"
+            if et == "string" and d:
+                return "{std::in_place, %s}" % cstr(d)
+            return "{std::in_place}"
+        if f.is_array or f.is_struct or d is None or d == "":
+            return "{}"
+        if et in ("int8", "int16", "uint16", "int32", "int64"):
+            v = int(d, 0)
+            suffix = "LL" if et == "int64" or v < -2147483647 else ""
+            return " = %d%s" % (v, suffix)
+        if et == "float64":
+            return " = %s" % repr(float(d))
+        if et == "bool" and d in ("true", "false"):
+            return " = %s" % d
+        if et == "string":
+            return " = %s" % cstr(d)
+        raise SystemExit("%s.%s: unsupported default %r for %s" % (self.msg.name, f.name, d, et))
+
+    def field_spec(self, f, path):
+        et = f.element_type
+        kind = CPP_SCALARS[et][1] if et in CPP_SCALARS else "kStruct"
+        top = "kArray" if f.is_array else kind
+        sensitive = (self.msg.name, path) in SENSITIVE
+        return ("{%s, %s, FieldType::%s, FieldType::%s, %s, %s, %s, %d, %s, %s, %s}" % (
+            cstr(f.name), cstr(f.type), top, kind, vr(f.versions), vr(f.nullable),
+            vr(f.tagged), -1 if f.tag is None else f.tag, vr(f.flexible),
+            "true" if f.ignorable else "false", "true" if sensitive else "false"))
+
+    def struct_body(self, name, fields, indent, path_prefix, is_message=False):
+        ind = " " * indent
+        out = []
+        out.append('%sstatic constexpr const char* kStructName = %s;' % (ind, cstr(name)))
+        has_tagged = any(f.tag is not None for f in fields)
+        out.append("%sstatic constexpr bool kHasTaggedFields = %s;" % (
+            ind, "true" if has_tagged else "false"))
+        if fields:
+            out.append("%sstatic constexpr FieldSpec kFields[] = {" % ind)
+            for f in fields:
+                out.append("%s    %s," % (ind, self.field_spec(f, path_prefix + f.name)))
+            out.append("%s};" % ind)
+        else:
+            out.append("%sstatic constexpr std::array<FieldSpec, 0> kFields{};" % ind)
+        out.append("")
+        for f in fields:
+            out.append("%s%s %s%s;" % (ind, self.member_type(f), snake(f.name), self.initializer(f)))
+        out.append("%s/// Tagged fields this version did not know, kept for re-encoding (KIP-482)."
+                   % ind)
+        out.append("%sUnknownTaggedFields unknown_tagged_fields;" % ind)
+        out.append("")
+        out.append("%s/// Calls v(kFields[i], s.member...) for every field, in wire order." % ind)
+        out.append("%stemplate <class V, class... S>" % ind)
+        out.append("%sstatic void VisitFields(V&& v, S&... s) {" % ind)
+        for i, f in enumerate(fields):
+            out.append("%s  v(kFields[%d], s.%s...);" % (ind, i, snake(f.name)))
+        if not fields:
+            out.append("%s  ((void)v, ..., (void)s);" % ind)
+        out.append("%s}" % ind)
+        return out
+
+    def header(self):
+        m = self.msg
+        guard = "KWIRE_CODEC_GENERATED_%s_H_" % file_stem(m.name).upper()
+        out = [
+            "// Generated by tools/generate.py from codec/defs/%s.kdef. Do not edit." % m.name,
+            "#ifndef %s" % guard,
+            "#define %s" % guard,
+            "",
+            "#include <array>",
+            "#include <cstdint>",
+            "#include <optional>",
+            "#include <string>",
+            "#include <vector>",
+            "",
+            '#include "codec/schema/spec.h"',
+            "",
+            "namespace kwire {",
+            "",
+        ]
+        removed = m.removed_versions() if m.current is not None else []
+        doc = "/// %s" % m.name
+        if m.api_key is not None:
+            doc += " (API key %d, %s)" % (m.api_key, m.type)
+        else:
+            doc += " (%s)" % m.type
+        doc += ": versions %s" % m.valid
+        if removed:
+            doc += " (%s removed in Kafka 4.0, KIP-896)" % (
+                "%d-%d" % (removed[0], removed[-1]) if len(removed) > 1 else removed[0])
+        doc += ", flexible %s." % m.flexible
+        out.append(doc)
+        out.append("struct %s {" % m.name)
+        for name in self.order:
+            out.append("  /// %s.%s: nested struct." % (m.name, name))
+            out.append("  struct %s {" % name)
+            out += self.struct_body(name, self.structs[name], 4, self._path_of(name))
+            out.append("    friend bool operator==(const %s&, const %s&) = default;" % (name, name))
+            out.append("  };")
+            out.append("")
+        kind = {"request": "kRequest", "response": "kResponse", "header": "kHeader",
+                "data": "kData"}[m.type]
+        current = m.current if m.current is not None else m.valid
+        out.append("  static constexpr MessageSpec kMessage = {%s, %d, MessageKind::%s, %s, %s, %s, %s};"
+                   % (cstr(m.name), -1 if m.api_key is None else m.api_key, kind, vr(m.valid),
+                      vr(current), vr(m.flexible), "true" if m.unstable_latest else "false"))
+        out += self.struct_body(m.name, m.fields, 2, "", is_message=True)
+        out.append("  friend bool operator==(const %s&, const %s&) = default;" % (m.name, m.name))
+        out.append("};")
+        out.append("")
+        out.append("}  // namespace kwire")
+        out.append("")
+        out.append("#endif  // %s" % guard)
+        return "\n".join(out) + "\n"
+
+    def _path_of(self, struct_name):
+        """Dotted field path of the first field using `struct_name` (for SENSITIVE)."""
+        for path, f in self.msg.walk():
+            if f.is_struct and f.element_type == struct_name:
+                return ".".join(path) + "."
+        return ""
+
+
+def write_if_changed(path, text):
+    try:
+        with open(path) as fh:
+            if fh.read() == text:
+                return False
+    except FileNotFoundError:
+        pass
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as fh:
+        fh.write(text)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--defs", required=True, help="directory of .kdef files")
+    ap.add_argument("--out", required=True, help="output root (codec/generated/ is created)")
+    ap.add_argument("--list", action="store_true", help="print the files that would be written")
+    args = ap.parse_args()
+
+    msgs = kdef.load_dir(args.defs)
+    gen_dir = os.path.join(args.out, "codec", "generated")
+    apis = {}
+    for m in msgs.values():
+        if m.type in ("request", "response"):
+            apis.setdefault(m.api_key, {})[m.type] = m
+    files = {}
+    for m in sorted(msgs.values(), key=lambda m: m.name):
+        files["%s.h" % file_stem(m.name)] = MessageGen(m).header()
+    files["messages.h"] = messages_h(msgs)
+    for key, pair in sorted(apis.items()):
+        files["api_%d.cc" % key] = api_cc(key, pair)
+    files["registry_table.cc"] = registry_cc(apis, msgs)
+    if args.list:
+        for name in sorted(files):
+            print(os.path.join(gen_dir, name))
+        return
+    changed = sum(write_if_changed(os.path.join(gen_dir, n), t) for n, t in files.items())
+    print("generate.py: %d messages, %d API keys, %d files (%d changed)" % (
+        len(msgs), len(apis), len(files), changed))
+
+
+def messages_h(msgs):
+    out = ["// Generated by tools/generate.py. Do not edit. Every kwire message type.",
+           "#ifndef KWIRE_CODEC_GENERATED_MESSAGES_H_", "#define KWIRE_CODEC_GENERATED_MESSAGES_H_", ""]
+    for m in sorted(msgs.values(), key=lambda m: m.name):
+        out.append('#include "codec/generated/%s.h"' % file_stem(m.name))
+    out += ["", "#endif  // KWIRE_CODEC_GENERATED_MESSAGES_H_", ""]
+    return "\n".join(out)
+
+
+def api_name(pair):
+    m = pair.get("request") or pair.get("response")
+    return re.sub(r"(Request|Response)$", "", m.name)
+
+
+def api_cc(key, pair):
+    out = ["// Generated by tools/generate.py. Do not edit.",
+           "// Instantiates the shared visitors for API key %d (%s)." % (key, api_name(pair)),
+           '#include "codec/schema/message.h"']
+    for t in ("request", "response"):
+        if t in pair:
+            out.append('#include "codec/generated/%s.h"' % file_stem(pair[t].name))
+    out += ["", "namespace kwire {", "namespace generated {", ""]
+    for t in ("request", "response"):
+        if t in pair:
+            n = pair[t].name
+            out.append("extern const MessageOps k%sOps;" % n)
+            out.append("const MessageOps k%sOps = MakeMessageOps<%s>();" % (n, n))
+    out += ["", "}  // namespace generated", "}  // namespace kwire", ""]
+    return "\n".join(out)
+
+
+def registry_cc(apis, msgs):
+    out = ["// Generated by tools/generate.py. Do not edit. The API table (registry.h).",
+           '#include "codec/protocol/registry.h"', "", "namespace kwire {",
+           "namespace generated {"]
+    for key, pair in sorted(apis.items()):
+        for t in ("request", "response"):
+            if t in pair:
+                out.append("extern const MessageOps k%sOps;" % pair[t].name)
+    out += ["}  // namespace generated", "", "namespace registry_internal {", "",
+            "extern const ApiInfo kApiTable[];", "extern const size_t kApiTableSize;",
+            "const ApiInfo kApiTable[] = {"]
+    for key, pair in sorted(apis.items()):
+        req, resp = pair.get("request"), pair.get("response")
+        if req is None or resp is None:
+            raise SystemExit("API key %d lacks a request or a response" % key)
+        out.append("    {%d, %s, &generated::k%sOps, &generated::k%sOps}," % (
+            key, cstr(api_name(pair)), req.name, resp.name))
+    out += ["};", "const size_t kApiTableSize = sizeof(kApiTable) / sizeof(kApiTable[0]);",
+            "", "}  // namespace registry_internal", "}  // namespace kwire", ""]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package kwire needs to build, test, fuzz and benchmark.
+# Idempotent: if everything is already installed it does nothing (no apt-get update).
+# Used by the README quick start and by .ci/run. Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  # toolchain
+  cmake ninja-build g++ pkg-config python3
+  clang-14 llvm-14 libclang-rt-14-dev          # libFuzzer, sanitizers, llvm-cov/llvm-profdata
+  # test and benchmark frameworks
+  googletest libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools python3-scipy
+  # core library
+  libabsl-dev
+  # record batches: CRC-32C and the four compression codecs
+  libisal-dev libboost-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
+  # benchmark-only reference implementation (protobuf varints)
+  libprotobuf-dev
+  # packaging helpers for the OSS-Fuzz seed corpora
+  zip
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
