@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  cmake ninja-build g++ pkg-config python3
+  cmake ninja-build g++ pkg-config python3 ccache
   clang-14 llvm-14 libclang-rt-14-dev          # libFuzzer, sanitizers, llvm-cov/llvm-profdata
   # test and benchmark frameworks
   googletest libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools python3-scipy

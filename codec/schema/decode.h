@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_format.h"
 #include "codec/schema/min_size.h"
 #include "codec/schema/spec.h"
 #include "codec/wire/reader.h"
@@ -47,15 +46,9 @@ inline void DecodeValue(DecodeContext& c, const FieldSpec&, bool& v) { v = c.r.R
 inline void DecodeValue(DecodeContext& c, const FieldSpec&, Uuid& v) { v = c.r.ReadUuid(); }
 
 // ---- Length-prefixed values. `kind` is the field's (or array element's) wire kind.
-// Returns false when the value is null.
-inline bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable,
-                       std::string& out) {
-  const int64_t len = kind == FieldType::kString ? c.r.ReadStringLength(compact, nullable)
-                                                 : c.r.ReadBytesLength(compact, nullable);
-  if (len < 0) return false;
-  out.assign(c.r.ReadRaw(static_cast<size_t>(len)));
-  return true;
-}
+// Returns false when the value is null. Out of line.
+bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable, std::string& out);
+
 inline void DecodeValue(DecodeContext& c, const FieldSpec& f, std::string& v) {
   DecodeBlob(c, f.type, c.Compact(f), false, v);
 }
@@ -153,6 +146,13 @@ struct TaggedFieldDecoder {
   void operator()(const FieldSpec&, T&) {}  // untagged fields
 };
 
+// Type-independent parts of the tagged-field section, out of line.
+// Checks that a known tag's payload used exactly its declared size (tag header at `at`).
+void CheckTagConsumed(DecodeContext& c, size_t at, uint32_t tag, uint32_t size);
+// Stores an unknown tag's payload in ascending order (a repeat replaces, under
+// kQuirkUnorderedTags).
+void KeepUnknownTag(DecodeContext& c, UnknownTaggedFields& unknown, uint32_t tag, uint32_t size);
+
 template <KafkaStruct S>
 void DecodeTaggedFields(DecodeContext& c, S& s, PathNode& node) {
   node.name = "tagged_fields";
@@ -168,24 +168,9 @@ void DecodeTaggedFields(DecodeContext& c, S& s, PathNode& node) {
     TaggedFieldDecoder d{c, node, tag};
     S::VisitFields(d, s);
     if (d.found) {
-      if (c.r.ok() && !c.r.AtEnd()) {
-        c.r.Fail(ErrorKind::kTagSizeMismatch, at,
-                 absl::StrFormat("tag %d declares %d bytes, its value used %d", tag, size,
-                                 size - c.r.remaining()));
-      }
+      CheckTagConsumed(c, at, tag, size);
     } else {
-      UnknownTaggedField u;
-      u.tag = tag;
-      u.data.assign(c.r.ReadRaw(size));
-      // With kQuirkUnorderedTags a repeated unknown tag replaces the earlier one.
-      if (!s.unknown_tagged_fields.empty() && s.unknown_tagged_fields.back().tag >= tag) {
-        auto it = s.unknown_tagged_fields.begin();
-        while (it != s.unknown_tagged_fields.end() && it->tag < tag) ++it;
-        if (it != s.unknown_tagged_fields.end() && it->tag == tag) *it = std::move(u);
-        else s.unknown_tagged_fields.insert(it, std::move(u));
-      } else {
-        s.unknown_tagged_fields.push_back(std::move(u));
-      }
+      KeepUnknownTag(c, s.unknown_tagged_fields, tag, size);
     }
     c.r.PopLimit(outer);
   }

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
-#include "absl/strings/str_format.h"
 #include "codec/schema/min_size.h"
 #include "codec/schema/spec.h"
 #include "codec/wire/writer.h"
@@ -48,24 +47,13 @@ inline void EncodeValue(EncodeContext& c, const FieldSpec&, double v) { c.w.Writ
 inline void EncodeValue(EncodeContext& c, const FieldSpec&, bool v) { c.w.WriteBool(v); }
 inline void EncodeValue(EncodeContext& c, const FieldSpec&, const Uuid& v) { c.w.WriteUuid(v); }
 
-// Writes a string/bytes/records value (`s` == nullptr writes null).
-inline void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::string* s) {
-  if (kind == FieldType::kString) {
-    if (s != nullptr && s->size() > 0x7fff) {
-      c.w.Fail(ErrorKind::kStringTooLong,
-               absl::StrFormat("string of %d bytes, the maximum is 32767", s->size()));
-      return;
-    }
-    c.w.WriteStringLength(compact, s == nullptr ? -1 : static_cast<int64_t>(s->size()));
-  } else {
-    if (s != nullptr && s->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
-      c.w.Fail(ErrorKind::kStringTooLong, absl::StrFormat("bytes of %d bytes", s->size()));
-      return;
-    }
-    c.w.WriteBytesLength(compact, s == nullptr ? -1 : static_cast<int64_t>(s->size()));
-  }
-  if (s != nullptr) c.w.WriteRaw(*s);
-}
+// Writes a string/bytes/records value (`s` == nullptr writes null). Out of line.
+void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::string* s);
+// Out-of-line failure reporters (keep formatting code out of the per-type templates).
+void FailArrayTooLong(EncodeContext& c, size_t n);
+void FailNotNullable(EncodeContext& c);
+void FailNonDefault(EncodeContext& c);
+
 inline void EncodeValue(EncodeContext& c, const FieldSpec& f, const std::string& v) {
   EncodeBlob(c, f.type, c.Compact(f), &v);
 }
@@ -85,7 +73,7 @@ void EncodeArray(EncodeContext& c, const FieldSpec& f, const std::vector<E>* v) 
     return;
   }
   if (v->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
-    c.w.Fail(ErrorKind::kStringTooLong, absl::StrFormat("array of %d elements", v->size()));
+    FailArrayTooLong(c, v->size());
     return;
   }
   c.w.WriteArrayCount(compact, static_cast<int64_t>(v->size()));
@@ -107,8 +95,7 @@ void EncodeValue(EncodeContext& c, const FieldSpec& f, const std::vector<E>& v) 
 template <class T>
 void EncodeValue(EncodeContext& c, const FieldSpec& f, const std::optional<T>& v) {
   if (!v.has_value() && !c.Nullable(f)) {
-    c.w.Fail(ErrorKind::kNullNotAllowed,
-             absl::StrFormat("null, but the field is not nullable in version %d", c.version));
+    FailNotNullable(c);
     return;
   }
   if constexpr (std::is_same_v<T, std::string>) {
@@ -129,6 +116,10 @@ struct PendingTag {
   std::vector<uint8_t> payload;
 };
 
+// Moves a tagged field's encoded payload into `tags` (or propagates its failure).
+void AddPendingTag(EncodeContext& c, const FieldSpec& f, Writer& scratch,
+                   absl::InlinedVector<PendingTag, 2>& tags);
+
 struct FieldEncoder {
   EncodeContext& c;
   PathNode& node;
@@ -139,12 +130,7 @@ struct FieldEncoder {
     if (!c.w.ok()) return;
     node.name = f.name;
     if (!f.versions.Contains(c.version)) {
-      if (!f.ignorable && !(value == default_value)) {
-        c.w.Fail(ErrorKind::kNonDefaultField,
-                 absl::StrFormat("non-default value, but the field does not exist in "
-                                 "version %d and is not ignorable",
-                                 c.version));
-      }
+      if (!f.ignorable && !(value == default_value)) FailNonDefault(c);
       return;
     }
     if constexpr (kIsTagged<T>) {
@@ -155,11 +141,7 @@ struct FieldEncoder {
           scratch.set_path(&node);
           EncodeContext sc{scratch, c.version, c.flexible, &node};
           EncodeValue(sc, f, *value);
-          if (!scratch.ok()) {
-            c.w.Fail(scratch.error().kind, scratch.error().detail);
-            return;
-          }
-          tags->push_back(PendingTag{static_cast<uint32_t>(f.tag), scratch.Release()});
+          AddPendingTag(c, f, scratch, *tags);
         }
       }
     } else {
@@ -168,48 +150,10 @@ struct FieldEncoder {
   }
 };
 
-template <KafkaStruct S>
-void EncodeTaggedFields(EncodeContext& c, const S& s, absl::InlinedVector<PendingTag, 2>& tags,
-                        PathNode& node) {
-  node.name = "tagged_fields";
-  const UnknownTaggedFields& unknown = s.unknown_tagged_fields;
-  if (!c.flexible) {
-    if (!unknown.empty()) {
-      c.w.Fail(ErrorKind::kNonDefaultField,
-               absl::StrFormat("%d unknown tagged fields, but version %d is not flexible",
-                               unknown.size(), c.version));
-    }
-    return;
-  }
-  c.w.WriteUvarint(static_cast<uint32_t>(tags.size() + unknown.size()));
-  // Merge known (declaration order, sorted here) and unknown (ascending) by tag.
-  std::sort(tags.begin(), tags.end(),
-            [](const PendingTag& a, const PendingTag& b) { return a.tag < b.tag; });
-  size_t k = 0, u = 0;
-  int64_t previous = -1;
-  while (k < tags.size() || u < unknown.size()) {
-    const bool take_known =
-        u == unknown.size() || (k < tags.size() && tags[k].tag < unknown[u].tag);
-    const uint32_t tag = take_known ? tags[k].tag : unknown[u].tag;
-    if (static_cast<int64_t>(tag) <= previous) {
-      c.w.Fail(static_cast<int64_t>(tag) == previous ? ErrorKind::kTagDuplicate
-                                                     : ErrorKind::kTagOutOfOrder,
-               absl::StrFormat("tag %d after tag %d", tag, previous));
-      return;
-    }
-    previous = tag;
-    c.w.WriteUvarint(tag);
-    if (take_known) {
-      c.w.WriteUvarint(static_cast<uint32_t>(tags[k].payload.size()));
-      c.w.WriteRaw(tags[k].payload.data(), tags[k].payload.size());
-      ++k;
-    } else {
-      c.w.WriteUvarint(static_cast<uint32_t>(unknown[u].data.size()));
-      c.w.WriteRaw(unknown[u].data);
-      ++u;
-    }
-  }
-}
+// Writes the tagged-field section: the known tags in `tags` merged with `unknown` in
+// ascending tag order (fails kNonDefaultField if tags exist in a non-flexible version).
+void EncodeTaggedFields(EncodeContext& c, const UnknownTaggedFields& unknown,
+                        absl::InlinedVector<PendingTag, 2>& tags);
 
 template <KafkaStruct S>
 void EncodeStruct(EncodeContext& c, const S& s) {
@@ -220,7 +164,8 @@ void EncodeStruct(EncodeContext& c, const S& s) {
   absl::InlinedVector<PendingTag, 2> tags;
   FieldEncoder e{c, node, &tags};
   S::VisitFields(e, s, DefaultInstance<S>());
-  if (c.w.ok()) EncodeTaggedFields(c, s, tags, node);
+  node.name = "tagged_fields";
+  if (c.w.ok()) EncodeTaggedFields(c, s.unknown_tagged_fields, tags);
   c.node = parent;
   c.w.set_path(parent);
 }

@@ -1,0 +1,132 @@
+// Out-of-line, type-independent parts of the decode and encode visitors.
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/str_format.h"
+#include "codec/schema/decode.h"
+#include "codec/schema/encode.h"
+
+namespace kwire {
+namespace schema_internal {
+
+bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable, std::string& out) {
+  const int64_t len = kind == FieldType::kString ? c.r.ReadStringLength(compact, nullable)
+                                                 : c.r.ReadBytesLength(compact, nullable);
+  if (len < 0) return false;
+  out.assign(c.r.ReadRaw(static_cast<size_t>(len)));
+  return true;
+}
+
+void CheckTagConsumed(DecodeContext& c, size_t at, uint32_t tag, uint32_t size) {
+  if (c.r.ok() && !c.r.AtEnd()) {
+    c.r.Fail(ErrorKind::kTagSizeMismatch, at,
+             absl::StrFormat("tag %d declares %d bytes, its value used %d", tag, size,
+                             size - c.r.remaining()));
+  }
+}
+
+void KeepUnknownTag(DecodeContext& c, UnknownTaggedFields& unknown, uint32_t tag,
+                    uint32_t size) {
+  UnknownTaggedField u;
+  u.tag = tag;
+  u.data.assign(c.r.ReadRaw(size));
+  if (unknown.empty() || unknown.back().tag < tag) {
+    unknown.push_back(std::move(u));
+    return;
+  }
+  // Only reachable with kQuirkUnorderedTags: keep ascending order, a repeat replaces.
+  auto it = std::lower_bound(unknown.begin(), unknown.end(), tag,
+                             [](const UnknownTaggedField& x, uint32_t t) { return x.tag < t; });
+  if (it != unknown.end() && it->tag == tag) {
+    *it = std::move(u);
+  } else {
+    unknown.insert(it, std::move(u));
+  }
+}
+
+void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::string* s) {
+  if (kind == FieldType::kString) {
+    if (s != nullptr && s->size() > 0x7fff) {
+      c.w.Fail(ErrorKind::kStringTooLong,
+               absl::StrFormat("string of %d bytes, the maximum is 32767", s->size()));
+      return;
+    }
+    c.w.WriteStringLength(compact, s == nullptr ? -1 : static_cast<int64_t>(s->size()));
+  } else {
+    if (s != nullptr && s->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+      c.w.Fail(ErrorKind::kStringTooLong, absl::StrFormat("bytes of %d bytes", s->size()));
+      return;
+    }
+    c.w.WriteBytesLength(compact, s == nullptr ? -1 : static_cast<int64_t>(s->size()));
+  }
+  if (s != nullptr) c.w.WriteRaw(*s);
+}
+
+void FailArrayTooLong(EncodeContext& c, size_t n) {
+  c.w.Fail(ErrorKind::kStringTooLong, absl::StrFormat("array of %d elements", n));
+}
+
+void FailNotNullable(EncodeContext& c) {
+  c.w.Fail(ErrorKind::kNullNotAllowed,
+           absl::StrFormat("null, but the field is not nullable in version %d", c.version));
+}
+
+void FailNonDefault(EncodeContext& c) {
+  c.w.Fail(ErrorKind::kNonDefaultField,
+           absl::StrFormat("non-default value, but the field does not exist in version %d "
+                           "and is not ignorable",
+                           c.version));
+}
+
+void AddPendingTag(EncodeContext& c, const FieldSpec& f, Writer& scratch,
+                   absl::InlinedVector<PendingTag, 2>& tags) {
+  if (!scratch.ok()) {
+    c.w.Fail(scratch.error().kind, scratch.error().detail);
+    return;
+  }
+  tags.push_back(PendingTag{static_cast<uint32_t>(f.tag), scratch.Release()});
+}
+
+void EncodeTaggedFields(EncodeContext& c, const UnknownTaggedFields& unknown,
+                        absl::InlinedVector<PendingTag, 2>& tags) {
+  if (!c.flexible) {
+    if (!unknown.empty()) {
+      c.w.Fail(ErrorKind::kNonDefaultField,
+               absl::StrFormat("%d unknown tagged fields, but version %d is not flexible",
+                               unknown.size(), c.version));
+    }
+    return;
+  }
+  c.w.WriteUvarint(static_cast<uint32_t>(tags.size() + unknown.size()));
+  if (tags.empty() && unknown.empty()) return;
+  // Merge known (declaration order, sorted here) and unknown (ascending) by tag.
+  std::sort(tags.begin(), tags.end(),
+            [](const PendingTag& a, const PendingTag& b) { return a.tag < b.tag; });
+  size_t k = 0, u = 0;
+  int64_t previous = -1;
+  while (k < tags.size() || u < unknown.size()) {
+    const bool take_known =
+        u == unknown.size() || (k < tags.size() && tags[k].tag < unknown[u].tag);
+    const uint32_t tag = take_known ? tags[k].tag : unknown[u].tag;
+    if (static_cast<int64_t>(tag) <= previous) {
+      c.w.Fail(static_cast<int64_t>(tag) == previous ? ErrorKind::kTagDuplicate
+                                                     : ErrorKind::kTagOutOfOrder,
+               absl::StrFormat("tag %d after tag %d", tag, previous));
+      return;
+    }
+    previous = tag;
+    c.w.WriteUvarint(tag);
+    if (take_known) {
+      c.w.WriteUvarint(static_cast<uint32_t>(tags[k].payload.size()));
+      c.w.WriteRaw(tags[k].payload.data(), tags[k].payload.size());
+      ++k;
+    } else {
+      c.w.WriteUvarint(static_cast<uint32_t>(unknown[u].data.size()));
+      c.w.WriteRaw(unknown[u].data);
+      ++u;
+    }
+  }
+}
+
+}  // namespace schema_internal
+}  // namespace kwire
