@@ -259,14 +259,30 @@ class MessageGen:
             doc += " (%s removed in Kafka 4.0, KIP-896)" % (
                 "%d-%d" % (removed[0], removed[-1]) if len(removed) > 1 else removed[0])
         doc += ", flexible %s." % m.flexible
+        # Nested structs are defined at namespace scope (in <file_stem>_types) and
+        # aliased inside the message, so that each is a complete class before any
+        # std::optional / Tagged of it is instantiated. Defined inside the message,
+        # clang treats their default member initializers as unparsed until the
+        # enclosing class is complete and caches is_default_constructible<S> as false
+        # (std::optional<S>::emplace() then fails to compile; LLVM issue 36032).
+        ns = "%s_types" % file_stem(m.name)
+        if self.order:
+            out.append("namespace %s {" % ns)
+            out.append("")
+            for name in self.order:
+                out.append("/// %s.%s: nested struct." % (m.name, name))
+                out.append("struct %s {" % name)
+                out += self.struct_body(name, self.structs[name], 2, self._path_of(name))
+                out.append("  friend bool operator==(const %s&, const %s&) = default;" % (name, name))
+                out.append("};")
+                out.append("")
+            out.append("}  // namespace %s" % ns)
+            out.append("")
         out.append(doc)
         out.append("struct %s {" % m.name)
         for name in self.order:
-            out.append("  /// %s.%s: nested struct." % (m.name, name))
-            out.append("  struct %s {" % name)
-            out += self.struct_body(name, self.structs[name], 4, self._path_of(name))
-            out.append("    friend bool operator==(const %s&, const %s&) = default;" % (name, name))
-            out.append("  };")
+            out.append("  using %s = %s::%s;" % (name, ns, name))
+        if self.order:
             out.append("")
         kind = {"request": "kRequest", "response": "kResponse", "header": "kHeader",
                 "data": "kData"}[m.type]

@@ -89,13 +89,18 @@ absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
   }
   const int16_t api_key = static_cast<int16_t>((frame[4] << 8) | frame[5]);
   const int16_t api_version = static_cast<int16_t>((frame[6] << 8) | frame[7]);
+  // Errors point at the offending header field: the api key at byte 4, the version at 6.
   const ApiInfo* api = FindApi(api_key);
   if (api == nullptr) {
-    r.Fail(ErrorKind::kUnknownApiKey, absl::StrFormat("api key %d", api_key));
+    PathNode field{&root, "RequestApiKey", -1};
+    r.set_path(&field);
+    r.Fail(ErrorKind::kUnknownApiKey, kSizePrefix, absl::StrFormat("api key %d", api_key));
     return r.error().ToStatus();
   }
   if (!api->request_versions().Contains(api_version)) {
-    r.Fail(ErrorKind::kUnsupportedVersion,
+    PathNode field{&root, "RequestApiVersion", -1};
+    r.set_path(&field);
+    r.Fail(ErrorKind::kUnsupportedVersion, kSizePrefix + 2,
            absl::StrFormat("%s version %d, valid versions are %d-%d", api->name, api_version,
                            api->request_versions().lo, api->request_versions().hi));
     return r.error().ToStatus();

@@ -1,1 +1,374 @@
+// Frames: the size prefix (negative, too large, disagreeing with the bytes), trailing
+// bytes, unknown API keys and unsupported versions, the header-version rules checked
+// against the encoded bytes of every API × version, and SplitFrame over a chunked stream.
+// Hostile bodies are in codec/schema/hostile_test.cc.
+#include "codec/protocol/frame.h"
 
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codec/protocol/frame_test_util.h"
+#include "codec/protocol/registry.h"
+
+namespace kwire {
+namespace {
+
+using frame_testing::AllCases;
+using frame_testing::Case;
+using frame_testing::DecodeFrame;
+using frame_testing::EncodeFrame;
+using frame_testing::ErrorOf;
+using frame_testing::FixSizePrefix;
+using frame_testing::Int16Bytes;
+using frame_testing::Int32Bytes;
+using frame_testing::kCorrelationId;
+using frame_testing::Minimal;
+using frame_testing::Rich;
+using wire_testing::Cat;
+using wire_testing::Hex;
+using Bytes = std::vector<uint8_t>;
+
+constexpr int16_t kControlledShutdown = 7;
+constexpr int16_t kApiVersions = 18;
+
+void ExpectError(const Error& e, ErrorKind kind, size_t at, const std::string& path) {
+  EXPECT_EQ(e.kind, kind) << e.ToString();
+  EXPECT_EQ(e.offset, at) << e.ToString();
+  EXPECT_EQ(e.path, path) << e.ToString();
+}
+
+/// `frame` with its size prefix replaced by `size`.
+Bytes WithSize(Bytes frame, int32_t size) {
+  const Bytes prefix = Int32Bytes(size);
+  std::copy(prefix.begin(), prefix.end(), frame.begin());
+  return frame;
+}
+
+/// Runs `body` for every case, stopping at the first case with a failure.
+template <class F>
+void ForEachCase(F body) {
+  for (const Case& c : AllCases()) {
+    SCOPED_TRACE(c.Name());
+    body(c);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// ---- The size prefix.
+
+TEST(FrameSize, NegativeIsInvalidFrameSize) {
+  ForEachCase([](const Case& c) {
+    const Bytes frame = EncodeFrame(c, Minimal(c));
+    for (int32_t size : {-1, -2, INT32_MIN}) {
+      ExpectError(DecodeFrame(c, WithSize(frame, size)).error, ErrorKind::kInvalidFrameSize, 0,
+                  "Frame.size");
+    }
+  });
+  EXPECT_EQ(ErrorKindStatusCode(ErrorKind::kInvalidFrameSize),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(FrameSize, AboveTheMaximumIsFrameTooLarge) {
+  ForEachCase([](const Case& c) {
+    const Bytes frame = EncodeFrame(c, Minimal(c));
+    const int32_t size = static_cast<int32_t>(frame.size() - 4);
+    FrameOptions exact;
+    exact.max_frame_size = size;
+    EXPECT_TRUE(DecodeFrame(c, frame, 0, exact).ok());
+    FrameOptions below;
+    below.max_frame_size = size - 1;
+    const Error e = DecodeFrame(c, frame, 0, below).error;
+    ExpectError(e, ErrorKind::kFrameTooLarge, 0, "Frame.size");
+    EXPECT_EQ(e.detail, absl::StrFormat("size %d, the maximum is %d", size, size - 1));
+    // The default maximum (100 MiB) is checked before the bytes are looked for.
+    ExpectError(DecodeFrame(c, WithSize(frame, kDefaultMaxFrameSize + 1)).error,
+                ErrorKind::kFrameTooLarge, 0, "Frame.size");
+  });
+  EXPECT_EQ(ErrorKindStatusCode(ErrorKind::kFrameTooLarge),
+            absl::StatusCode::kResourceExhausted);
+}
+
+TEST(FrameSize, DisagreeingWithTheBytes) {
+  ForEachCase([](const Case& c) {
+    const Bytes frame = EncodeFrame(c, Minimal(c));
+    const int32_t size = static_cast<int32_t>(frame.size() - 4);
+    // More than follow: truncated; fewer: the rest trails. Both at the size prefix.
+    for (int32_t more : {size + 1, size + 1000, kDefaultMaxFrameSize}) {
+      const Error e = DecodeFrame(c, WithSize(frame, more)).error;
+      ExpectError(e, ErrorKind::kTruncated, 0, "Frame.size");
+      EXPECT_EQ(e.detail, absl::StrFormat("size prefix says %d bytes follow, have %d", more, size));
+    }
+    for (int32_t fewer : {size - 1, 0}) {
+      ExpectError(DecodeFrame(c, WithSize(frame, fewer)).error, ErrorKind::kTrailingBytes, 0,
+                  "Frame.size");
+    }
+  });
+  // Fewer than 4 bytes: the size prefix itself is cut.
+  ExpectError(ErrorOf(DecodeRequestFrame(Hex("00 00 00")).status()), ErrorKind::kTruncated, 0,
+              "Frame.size");
+}
+
+// ---- After the size prefix.
+
+TEST(FrameBody, TrailingBytesAfterTheBody) {
+  ForEachCase([](const Case& c) {
+    const Bytes frame = EncodeFrame(c, Minimal(c));
+    for (const Bytes& extra : {Hex("00"), Hex("ff ff ff ff")}) {
+      Bytes longer = Cat(frame, extra);
+      FixSizePrefix(longer);
+      const Error e = DecodeFrame(c, longer).error;
+      ExpectError(e, ErrorKind::kTrailingBytes, frame.size(), "");
+      EXPECT_EQ(e.detail, absl::StrFormat("%d bytes after the %s body", extra.size(),
+                                          DirectionName(c.dir)));
+    }
+  });
+}
+
+TEST(FrameHeader, UnknownApiKey) {
+  // Every int16 that is not an API key: at byte 4 of a request, kUnimplemented.
+  const Bytes frame = EncodeFrame(frame_testing::CaseOf("ApiVersions", Direction::kRequest, 0),
+                                  Minimal(frame_testing::CaseOf("ApiVersions",
+                                                                Direction::kRequest, 0)));
+  int unknown = 0;
+  for (int key = INT16_MIN; key <= INT16_MAX; ++key) {
+    if (FindApi(static_cast<int16_t>(key)) != nullptr) continue;
+    ++unknown;
+    Bytes f = frame;
+    const Bytes k = Int16Bytes(static_cast<int16_t>(key));
+    std::copy(k.begin(), k.end(), f.begin() + 4);
+    const absl::Status s = DecodeRequestFrame(f).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+    const Error e = ErrorOf(s);
+    ExpectError(e, ErrorKind::kUnknownApiKey, 4, "RequestHeader.RequestApiKey");
+    const Error r = ErrorOf(DecodeResponseFrame(frame, static_cast<int16_t>(key), 0).status());
+    EXPECT_EQ(r.kind, ErrorKind::kUnknownApiKey);
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_EQ(unknown, 65536 - static_cast<int>(AllApis().size()));
+  EXPECT_EQ(ErrorOf(DecodeRequestFrame(frame).status()).kind, ErrorKind::kOk);
+}
+
+TEST(FrameHeader, UnsupportedVersion) {
+  for (const ApiInfo& api : AllApis()) {
+    SCOPED_TRACE(api.name);
+    for (Direction d : {Direction::kRequest, Direction::kResponse}) {
+      const VersionRange valid = api.ops(d).spec->valid;
+      const Case c{&api, d, valid.lo};
+      const Bytes frame = EncodeFrame(c, Minimal(c));
+      for (int v : {valid.lo - 1, valid.hi + 1, -1, int{INT16_MIN}, int{INT16_MAX}}) {
+        if (valid.Contains(static_cast<int16_t>(v))) continue;
+        const auto version = static_cast<int16_t>(v);
+        Error e;
+        if (d == Direction::kRequest) {
+          Bytes f = frame;
+          const Bytes b = Int16Bytes(version);
+          std::copy(b.begin(), b.end(), f.begin() + 6);
+          e = ErrorOf(DecodeRequestFrame(f).status());
+          ExpectError(e, ErrorKind::kUnsupportedVersion, 6, "RequestHeader.RequestApiVersion");
+        } else {
+          e = ErrorOf(DecodeResponseFrame(frame, api.api_key, version).status());
+          EXPECT_EQ(e.kind, ErrorKind::kUnsupportedVersion) << e.ToString();
+        }
+        EXPECT_EQ(ErrorKindStatusCode(e.kind), absl::StatusCode::kUnimplemented);
+        // Encoding refuses the version too.
+        AnyMessage body(api.ops(d));
+        absl::Status enc;
+        if (d == Direction::kRequest) {
+          RequestHeader h;
+          h.request_api_key = api.api_key;
+          h.request_api_version = version;
+          enc = EncodeRequestFrame(h, body).status();
+        } else {
+          enc = EncodeResponseFrame(ResponseHeader{}, api.api_key, version, body).status();
+        }
+        EXPECT_EQ(ErrorOf(enc).kind, ErrorKind::kUnsupportedVersion) << enc;
+      }
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// ---- Header versions (protocol guide "Headers"; KIP-482; KIP-511).
+
+TEST(HeaderRules, RequestHeaderVersionAndBytes) {
+  ForEachCase([](const Case& c) {
+    if (!c.request()) return;
+    const int16_t key = c.api->api_key;
+    const int16_t want = key == kControlledShutdown && c.version == 0 ? 0
+                         : c.api->IsFlexible(c.version)             ? 2
+                                                                     : 1;
+    EXPECT_EQ(RequestHeaderVersion(key, c.version), want);
+    const AnyMessage body = Rich(c, 0x68647273);
+    const Bytes body_bytes = frame_testing::EncodeBodyBytes(c, body);
+    for (const std::optional<std::string>& client_id :
+         {std::optional<std::string>("kw"), std::optional<std::string>()}) {
+      RequestHeader h;
+      h.request_api_key = key;
+      h.request_api_version = c.version;
+      h.correlation_id = kCorrelationId;
+      h.client_id = client_id;
+      auto frame = EncodeRequestFrame(h, body);
+      ASSERT_TRUE(frame.ok()) << frame.status();
+      // key, version, correlation id; ClientId an int16 string even in header v2 (its
+      // definition has "flexibleVersions": "none"); then the v2 tag section.
+      Bytes header = Cat(Cat(Int16Bytes(key), Int16Bytes(c.version)), Int32Bytes(kCorrelationId));
+      if (want >= 1) {
+        header = Cat(header, client_id ? Hex("00 02 6b 77") : Hex("ff ff"));
+      }
+      if (want == 2) header.push_back(0x00);
+      Bytes expected = Cat(Cat(Int32Bytes(0), header), body_bytes);
+      FixSizePrefix(expected);
+      EXPECT_EQ(*frame, expected);
+      auto back = DecodeRequestFrame(*frame);
+      ASSERT_TRUE(back.ok()) << back.status();
+      EXPECT_EQ(back->header_version, want);
+      EXPECT_EQ(back->header.client_id, want == 0 ? std::optional<std::string>("") : client_id);
+      EXPECT_TRUE(back->body == body);
+    }
+  });
+}
+
+TEST(HeaderRules, ResponseHeaderVersionAndBytes) {
+  ForEachCase([](const Case& c) {
+    if (c.request()) return;
+    const int16_t key = c.api->api_key;
+    // ApiVersions responses use header v0 at every version, flexible v3+ included
+    // (KIP-511: a client reads it before it knows what the broker speaks).
+    const int16_t want = key != kApiVersions && c.api->IsFlexible(c.version) ? 1 : 0;
+    EXPECT_EQ(ResponseHeaderVersion(key, c.version), want);
+    const AnyMessage body = Rich(c, 0x68647273);
+    Bytes expected = Cat(Int32Bytes(0), Int32Bytes(kCorrelationId));
+    if (want == 1) expected.push_back(0x00);
+    expected = Cat(expected, frame_testing::EncodeBodyBytes(c, body));
+    FixSizePrefix(expected);
+    EXPECT_EQ(EncodeFrame(c, body), expected);
+    auto back = DecodeResponseFrame(expected, key, c.version);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(back->header_version, want);
+    EXPECT_EQ(back->header.correlation_id, kCorrelationId);
+    EXPECT_TRUE(back->body == body);
+  });
+  EXPECT_TRUE(FindApi(kApiVersions)->IsFlexible(3));
+  EXPECT_EQ(ResponseHeaderVersion(kApiVersions, 3), 0);
+  EXPECT_EQ(ResponseHeaderVersion(kApiVersions, 4), 0);
+}
+
+TEST(HeaderRules, UnknownTagsInTheRequestHeaderRoundTrip) {
+  const Case c = frame_testing::CaseOf("Fetch", Direction::kRequest, 12);
+  Bytes frame = EncodeFrame(c, Minimal(c));
+  frame[15] = 0x01;  // header tag count at byte 15: one unknown tag 5 = "ab"
+  frame.insert(frame.begin() + 16, {0x05, 0x02, 0x61, 0x62});
+  FixSizePrefix(frame);
+  auto back = DecodeRequestFrame(frame);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->header.unknown_tagged_fields.size(), 1u);
+  EXPECT_EQ(back->header.unknown_tagged_fields[0].tag, 5u);
+  EXPECT_EQ(back->header.unknown_tagged_fields[0].data, "ab");
+  EXPECT_EQ(*EncodeRequestFrame(back->header, back->body), frame);
+}
+
+// ---- SplitFrame.
+
+/// A copy of `bytes` in an allocation of exactly that size, so that ASan catches any
+/// read past the end (a vector's spare capacity would hide it).
+struct ExactBuffer {
+  explicit ExactBuffer(std::span<const uint8_t> bytes)
+      : data(new uint8_t[bytes.size()]), size(bytes.size()) {
+    std::copy(bytes.begin(), bytes.end(), data.get());
+  }
+  std::span<const uint8_t> span() const { return {data.get(), size}; }
+  std::unique_ptr<uint8_t[]> data;
+  size_t size;
+};
+
+TEST(SplitFrame, ChunkedStreamReassemblesExactlyAndNeedIsExact) {
+  // A stream of rich frames of several APIs, fed in random chunks (fixed seed).
+  std::vector<Bytes> frames;
+  for (const Case& c : AllCases()) {
+    if (c.version == c.ops().spec->valid.hi && c.api->api_key % 7 == 0) {
+      frames.push_back(EncodeFrame(c, Rich(c, 0x73706c74)));
+    }
+  }
+  frames.push_back(Hex("00 00 00 00"));  // an empty frame is a frame
+  Bytes stream;
+  for (const Bytes& f : frames) stream = Cat(stream, f);
+
+  std::mt19937_64 rng(0x6368756e6b);
+  for (size_t max_chunk : {size_t{1}, size_t{3}, size_t{64}, size_t{4096}}) {
+    SCOPED_TRACE(max_chunk);
+    Bytes buffer;
+    size_t fed = 0, next = 0;
+    std::vector<Bytes> got;
+    while (next < frames.size()) {
+      ASSERT_LT(fed, stream.size()) << "the stream ended inside frame " << next;
+      const size_t n = std::min(stream.size() - fed, 1 + rng() % max_chunk);
+      buffer.insert(buffer.end(), stream.begin() + fed, stream.begin() + fed + n);
+      fed += n;
+      for (;;) {
+        const ExactBuffer view(buffer);
+        const SplitResult r = SplitFrame(view.span());
+        ASSERT_NE(r.status, SplitResult::kError) << r.error.ToString();
+        const Bytes& want = frames[next];
+        if (r.status == SplitResult::kNeedMore) {
+          // 1-4 bytes for the prefix, then exactly the rest of the frame.
+          EXPECT_EQ(r.need, buffer.size() < 4 ? 4 - buffer.size() : want.size() - buffer.size());
+          break;
+        }
+        got.emplace_back(r.frame.begin(), r.frame.end());
+        buffer.erase(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(r.frame.size()));
+        ++next;
+        if (next == frames.size()) break;
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+    EXPECT_EQ(got, frames);
+    EXPECT_TRUE(buffer.empty());
+  }
+}
+
+TEST(SplitFrame, NeedCountsDownByteByByte) {
+  const Bytes frame = Hex("00 00 00 03 aa bb cc");
+  for (size_t have = 0; have < frame.size(); ++have) {
+    const ExactBuffer view(std::span<const uint8_t>(frame.data(), have));
+    const SplitResult r = SplitFrame(view.span());
+    EXPECT_EQ(r.status, SplitResult::kNeedMore);
+    EXPECT_EQ(r.need, have < 4 ? 4 - have : frame.size() - have) << have;
+  }
+  const ExactBuffer whole(Cat(frame, Hex("00")));  // a byte of the next frame
+  const SplitResult r = SplitFrame(whole.span());
+  ASSERT_EQ(r.status, SplitResult::kFrame);
+  EXPECT_EQ(Bytes(r.frame.begin(), r.frame.end()), frame);
+}
+
+TEST(SplitFrame, NegativeOrTooLargeSizeIsAnErrorAsSoonAsThePrefixIsComplete) {
+  FrameOptions options;
+  options.max_frame_size = 1000;
+  struct Bad {
+    int32_t size;
+    ErrorKind kind;
+  };
+  for (const Bad& b : {Bad{-1, ErrorKind::kInvalidFrameSize}, Bad{INT32_MIN, ErrorKind::kInvalidFrameSize},
+                       Bad{1001, ErrorKind::kFrameTooLarge}, Bad{INT32_MAX, ErrorKind::kFrameTooLarge}}) {
+    SCOPED_TRACE(b.size);
+    const ExactBuffer prefix(Int32Bytes(b.size));
+    const SplitResult r = SplitFrame(prefix.span(), options);
+    ASSERT_EQ(r.status, SplitResult::kError);
+    ExpectError(r.error, b.kind, 0, "Frame.size");
+    // Three bytes of the prefix are not enough to know.
+    const ExactBuffer three(std::span<const uint8_t>(prefix.data.get(), 3));
+    EXPECT_EQ(SplitFrame(three.span(), options).status, SplitResult::kNeedMore);
+  }
+  const ExactBuffer max(Int32Bytes(1000));
+  const SplitResult ok = SplitFrame(max.span(), options);
+  EXPECT_EQ(ok.status, SplitResult::kNeedMore);
+  EXPECT_EQ(ok.need, 1000u);
+}
+
+}  // namespace
+}  // namespace kwire

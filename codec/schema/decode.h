@@ -27,6 +27,11 @@ struct DecodeContext {
   int16_t version;
   bool flexible;  ///< The message version is flexible.
   PathNode* node = nullptr;  ///< Path node of the struct being decoded.
+  /// Bytes at the end of the current limit that the enclosing arrays' elements still to
+  /// come need (each at least its minimum size). Array counts are bounded by the bytes
+  /// left minus these, so that nested arrays, sized before their elements are read,
+  /// cannot each claim the same bytes: allocation stays O(frame bytes) at any depth.
+  size_t reserved = 0;
 
   bool Compact(const FieldSpec& f) const { return flexible && f.flexible.Contains(version); }
   bool Nullable(const FieldSpec& f) const { return f.nullable.Contains(version); }
@@ -76,17 +81,21 @@ void DecodeElement(DecodeContext& c, const FieldSpec& f, bool compact, E& e) {
 template <class E>
 bool DecodeArray(DecodeContext& c, const FieldSpec& f, bool nullable, std::vector<E>& v) {
   const bool compact = c.Compact(f);
-  const int64_t n =
-      c.r.ReadArrayCount(compact, nullable, MinElementSize<E>(c.version, c.flexible, compact));
+  const size_t min = MinElementSize<E>(c.version, c.flexible, compact);
+  const int64_t n = c.r.ReadArrayCount(compact, nullable, min, c.reserved);
   if (n < 0) return false;
   v.clear();
-  // n ≤ bytes left / minimum element size: this reserve is O(frame bytes).
+  // n ≤ unreserved bytes left / minimum element size: this allocation is O(frame bytes).
   v.resize(static_cast<size_t>(n));
+  const size_t outer_reserved = c.reserved;
   for (int64_t i = 0; i < n; ++i) {
     c.node->index = i;
+    // The elements after this one need ≥ min bytes each (no overflow: n·min ≤ bytes left).
+    c.reserved = outer_reserved + static_cast<size_t>(n - 1 - i) * min;
     DecodeElement(c, f, compact, v[static_cast<size_t>(i)]);
     if (!c.r.ok()) break;
   }
+  c.reserved = outer_reserved;
   c.node->index = -1;
   return true;
 }
@@ -164,7 +173,11 @@ void DecodeTaggedFields(DecodeContext& c, S& s, PathNode& node) {
     uint32_t tag = 0, size = 0;
     if (!c.r.ReadTagHeader(previous, &tag, &size)) return;
     previous = tag;
-    const size_t outer = c.r.PushLimit(size);
+    // A known tag's value that needs more than `size` bytes fails kTagSizeMismatch at
+    // `at` inside the limit; one that uses fewer fails it in CheckTagConsumed.
+    const Reader::TagLimit limit = c.r.PushTagLimit(size, at);
+    const size_t outer_reserved = c.reserved;
+    c.reserved = 0;  // the reserved bytes lie beyond this limit
     TaggedFieldDecoder d{c, node, tag};
     S::VisitFields(d, s);
     if (d.found) {
@@ -172,7 +185,8 @@ void DecodeTaggedFields(DecodeContext& c, S& s, PathNode& node) {
     } else {
       KeepUnknownTag(c, s.unknown_tagged_fields, tag, size);
     }
-    c.r.PopLimit(outer);
+    c.reserved = outer_reserved;
+    c.r.PopTagLimit(limit);
   }
 }
 

@@ -20,6 +20,7 @@
 #include "codec/schema/decode.h"
 #include "codec/schema/encode.h"
 #include "codec/schema/fill.h"
+#include "codec/schema/print.h"
 #include "codec/schema/spec.h"
 #include "codec/wire/reader.h"
 #include "codec/wire/writer.h"
@@ -98,6 +99,8 @@ struct MessageOps {
   bool (*equal)(const void* a, const void* b);
   void (*fill_minimal)(int16_t version, void* m);
   void (*fill_random)(std::mt19937_64& rng, int16_t version, void* m);
+  /// Decodes like `decode` while appending the object tree of the body (print.h).
+  void (*explain)(Reader&, int16_t version, PrintBuilder&, void* m);
 };
 
 /// The MessageOps of M (used by the generated api_<key>.cc files).
@@ -116,6 +119,9 @@ constexpr MessageOps MakeMessageOps() {
       [](int16_t v, void* m) { FillMinimal(v, *static_cast<M*>(m)); },
       [](std::mt19937_64& rng, int16_t v, void* m) {
         FillRandom(rng, v, M::kMessage.flexible.Contains(v), *static_cast<M*>(m));
+      },
+      [](Reader& r, int16_t v, PrintBuilder& b, void* m) {
+        PrintBody(r, v, b, *static_cast<M*>(m));
       },
   };
 }

@@ -81,7 +81,13 @@ void FailNonDefault(EncodeContext& c) {
 void AddPendingTag(EncodeContext& c, const FieldSpec& f, Writer& scratch,
                    absl::InlinedVector<PendingTag, 2>& tags) {
   if (!scratch.ok()) {
+    // Keep the whole path the scratch writer rendered (e.g. "...SupportedFeatures[0].Name";
+    // the outer node's array index is already reset): one node holding it renders as is.
+    const PathNode whole{nullptr, scratch.error().path.c_str(), -1};
+    const PathNode* const outer = c.w.path();
+    c.w.set_path(&whole);
     c.w.Fail(scratch.error().kind, scratch.error().detail);
+    c.w.set_path(outer);
     return;
   }
   tags.push_back(PendingTag{static_cast<uint32_t>(f.tag), scratch.Release()});

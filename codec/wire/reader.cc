@@ -24,6 +24,13 @@ std::string RenderPath(const PathNode* leaf) {
 
 void Reader::Fail(ErrorKind kind, size_t at, std::string detail) {
   if (error_.kind == ErrorKind::kOk) {
+    if (kind == ErrorKind::kTruncated && tag_at_ != kNoTag) {
+      // Inside a tagged field's payload (see PushTagLimit): the bytes exist, the value
+      // is longer than the size its tag header declared.
+      detail = absl::StrFormat("value runs past its declared size at byte %d: %s", at, detail);
+      kind = ErrorKind::kTagSizeMismatch;
+      at = tag_at_;
+    }
     error_.kind = kind;
     error_.offset = at;
     error_.path = RenderPath(path_);
@@ -56,33 +63,30 @@ Uuid Reader::ReadUuid() {
 }
 
 uint64_t Reader::ReadLeb128(size_t max_bytes, unsigned last_bits, const char* what) {
+  using varint_internal::Leb128Status;
   const size_t at = offset();
-  uint64_t value = 0;
-  for (size_t i = 0; i < max_bytes; ++i) {
-    if (KWIRE_UNLIKELY(cur_ == end_)) {
-      Fail(ErrorKind::kTruncated, at, absl::StrFormat("%s: need %d, have %d", what, i + 1, i));
+  const varint_internal::Leb128Result r = varint_internal::DecodeLeb128(
+      cur_, end_, max_bytes, last_bits, has_quirk(kQuirkVarintExtraBits),
+      has_quirk(kQuirkNonCanonicalVarint));
+  switch (r.status) {
+    case Leb128Status::kOk:
+      cur_ += r.length;
+      return r.value;
+    case Leb128Status::kTruncated:
+      Fail(ErrorKind::kTruncated, at,
+           absl::StrFormat("%s: need %d, have %d", what, r.length + 1, r.length));
       return 0;
-    }
-    const uint8_t b = *cur_++;
-    const unsigned shift = static_cast<unsigned>(7 * i);
-    if ((b & 0x80) == 0) {
-      if (i + 1 == max_bytes && (b >> last_bits) != 0) {
-        if (!has_quirk(kQuirkVarintExtraBits)) {
-          Fail(ErrorKind::kVarintOverflow, at,
-               absl::StrFormat("%s byte %d is 0x%02x, more than %d bits", what, i + 1, b,
-                               static_cast<int>(shift + last_bits)));
-          return 0;
-        }
-      }
-      if (b == 0 && i > 0 && !has_quirk(kQuirkNonCanonicalVarint)) {
-        Fail(ErrorKind::kVarintNonCanonical, at,
-             absl::StrFormat("%s of %d bytes ends in a zero group (overlong)", what, i + 1));
-        return 0;
-      }
-      value |= static_cast<uint64_t>(b) << shift;
-      return value;
-    }
-    value |= static_cast<uint64_t>(b & 0x7f) << shift;
+    case Leb128Status::kOverflow:
+      Fail(ErrorKind::kVarintOverflow, at,
+           absl::StrFormat("%s byte %d is 0x%02x, more than %d bits", what, r.length,
+                           r.last_byte, static_cast<int>(7 * (r.length - 1) + last_bits)));
+      return 0;
+    case Leb128Status::kNonCanonical:
+      Fail(ErrorKind::kVarintNonCanonical, at,
+           absl::StrFormat("%s of %d bytes ends in a zero group (overlong)", what, r.length));
+      return 0;
+    case Leb128Status::kTooLong:
+      break;
   }
   Fail(ErrorKind::kVarintTooLong, at,
        absl::StrFormat("%s continues past %d bytes", what, max_bytes));
@@ -93,25 +97,11 @@ uint32_t Reader::ReadUvarintSlow() {
   return static_cast<uint32_t>(ReadLeb128(5, 4, "uvarint"));
 }
 
-int32_t Reader::ReadVarint() {
-  uint32_t u;
-  if (KWIRE_LIKELY(cur_ != end_) && KWIRE_LIKELY(*cur_ < 0x80)) {
-    u = *cur_++;
-  } else {
-    u = static_cast<uint32_t>(ReadLeb128(5, 4, "varint"));
-  }
-  return ZigZagDecode32(u);
+uint32_t Reader::ReadVarintSlow() {
+  return static_cast<uint32_t>(ReadLeb128(5, 4, "varint"));
 }
 
-int64_t Reader::ReadVarlong() {
-  uint64_t u;
-  if (KWIRE_LIKELY(cur_ != end_) && KWIRE_LIKELY(*cur_ < 0x80)) {
-    u = *cur_++;
-  } else {
-    u = ReadLeb128(10, 1, "varlong");
-  }
-  return ZigZagDecode64(u);
-}
+uint64_t Reader::ReadVarlongSlow() { return ReadLeb128(10, 1, "varlong"); }
 
 namespace {
 inline bool IsNull(int64_t len) { return len == -1; }
@@ -142,33 +132,31 @@ static int64_t CheckLength(Reader& r, int64_t len, size_t at, bool nullable, int
   return len;
 }
 
-int64_t Reader::ReadStringLength(bool compact, bool nullable) {
-  const size_t at = offset();
-  int64_t len = compact ? static_cast<int64_t>(ReadUvarint()) - 1 : ReadInt16();
+int64_t Reader::ReadLengthSlow(const uint8_t* start, bool compact, bool nullable,
+                               bool bytes) {
   if (!ok()) return 0;
-  len = CheckLength(*this, len, at, nullable, 0x7fff, "string");
+  cur_ = start;  // re-read the prefix (it decoded once already)
+  const size_t at = offset();
+  const char* what = bytes ? "bytes" : "string";
+  int64_t len;
+  if (compact) {
+    len = static_cast<int64_t>(ReadUvarint()) - 1;
+  } else {
+    len = bytes ? int64_t{ReadInt32()} : int64_t{ReadInt16()};
+  }
+  if (!ok()) return 0;
+  len = CheckLength(*this, len, at, nullable,
+                    bytes ? std::numeric_limits<int32_t>::max() : 0x7fff, what);
   if (len > 0 && static_cast<size_t>(len) > remaining()) {
     Fail(ErrorKind::kTruncated, at,
-         absl::StrFormat("string of %d bytes, have %d", len, remaining()));
+         absl::StrFormat("%s of %d bytes, have %d", what, len, remaining()));
     return 0;
   }
   return len;
 }
 
-int64_t Reader::ReadBytesLength(bool compact, bool nullable) {
-  const size_t at = offset();
-  int64_t len = compact ? static_cast<int64_t>(ReadUvarint()) - 1 : ReadInt32();
-  if (!ok()) return 0;
-  len = CheckLength(*this, len, at, nullable, std::numeric_limits<int32_t>::max(), "bytes");
-  if (len > 0 && static_cast<size_t>(len) > remaining()) {
-    Fail(ErrorKind::kTruncated, at,
-         absl::StrFormat("bytes of %d bytes, have %d", len, remaining()));
-    return 0;
-  }
-  return len;
-}
-
-int64_t Reader::ReadArrayCount(bool compact, bool nullable, size_t min_element_size) {
+int64_t Reader::ReadArrayCount(bool compact, bool nullable, size_t min_element_size,
+                               size_t reserved) {
   const size_t at = offset();
   int64_t n = compact ? static_cast<int64_t>(ReadUvarint()) - 1 : ReadInt32();
   if (!ok()) return 0;
@@ -177,12 +165,18 @@ int64_t Reader::ReadArrayCount(bool compact, bool nullable, size_t min_element_s
   n = CheckLength(*this, n, at, nullable, std::numeric_limits<int64_t>::max(), "array");
   if (n <= 0) return n;
   const size_t min = min_element_size == 0 ? 1 : min_element_size;
-  // remaining()/min never overflows; compare in the count's domain.
-  if (static_cast<uint64_t>(n) > remaining() / min) {
+  const size_t left = remaining() > reserved ? remaining() - reserved : 0;
+  // left/min never overflows; compare in the count's domain.
+  if (static_cast<uint64_t>(n) > left / min) {
     Fail(ErrorKind::kCountTooLarge, at,
-         absl::StrFormat("array count %d, but %d bytes left hold at most %d elements of "
-                         ">= %d bytes",
-                         n, remaining(), remaining() / min, min));
+         reserved == 0
+             ? absl::StrFormat("array count %d, but %d bytes left hold at most %d elements "
+                               "of >= %d bytes",
+                               n, left, left / min, min)
+             : absl::StrFormat("array count %d, but %d bytes left (%d more are needed by "
+                               "the enclosing arrays) hold at most %d elements of >= %d "
+                               "bytes",
+                               n, left, remaining() - left, left / min, min));
     return 0;
   }
   return CheckLength(*this, n, at, nullable, std::numeric_limits<int32_t>::max(), "array");
@@ -261,6 +255,18 @@ size_t Reader::PushLimit(size_t n) {
 void Reader::PopLimit(size_t token) {
   if (!ok()) return;  // stay drained
   end_ += token;
+}
+
+Reader::TagLimit Reader::PushTagLimit(size_t n, size_t tag_at) {
+  const size_t token = PushLimit(n);  // a real truncation stays kTruncated
+  const TagLimit limit{token, tag_at_};
+  if (ok()) tag_at_ = tag_at;
+  return limit;
+}
+
+void Reader::PopTagLimit(TagLimit limit) {
+  tag_at_ = limit.outer_tag_at;
+  PopLimit(limit.token);
 }
 
 }  // namespace kwire

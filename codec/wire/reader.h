@@ -24,6 +24,7 @@
 #include "codec/wire/error.h"
 #include "codec/wire/types.h"
 #include "codec/wire/varint.h"
+#include "codec/wire/varint_decode.h"
 
 #if defined(__GNUC__)
 #define KWIRE_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -132,18 +133,56 @@ class Reader {
   /// 16 raw bytes.
   Uuid ReadUuid();
 
-  // ---- Variable-length integers.
+  // ---- Variable-length integers. Inline: a predicted 1-byte path, then (with at least
+  // 8 / 10 bytes left) the fast tails of varint_decode.h, a predicted 2-byte path and a
+  // branch-free 3–10 byte decoder; near the end of the input, and for anything the fast
+  // tails decline, the strict byte-at-a-time decoder out of line, which reports the
+  // exact error (or applies the quirks).
   /// Unsigned LEB128, 1–5 bytes, value ≤ 2^32−1. Fails kVarintTooLong (6th byte),
   /// kVarintOverflow (bits beyond 32), kVarintNonCanonical (overlong), kTruncated.
   uint32_t ReadUvarint() {
-    if (KWIRE_LIKELY(cur_ != end_) && KWIRE_LIKELY(*cur_ < 0x80)) return *cur_++;
-    return ReadUvarintSlow();
+    if (KWIRE_LIKELY(cur_ != end_)) {
+      const uint8_t b = *cur_;  // one load (a byte store/load may alias cur_ itself)
+      if (KWIRE_LIKELY(b < 0x80)) {
+        ++cur_;
+        return b;
+      }
+    }
+    return ReadUvarint32Tail(/*zigzag=*/false);
   }
   /// Zigzag int32 in 1–5 bytes; same failures as ReadUvarint.
-  int32_t ReadVarint();
+  KWIRE_ALWAYS_INLINE int32_t ReadVarint() {
+    if (KWIRE_LIKELY(cur_ != end_)) {
+      const uint8_t b = *cur_;
+      if (KWIRE_LIKELY(b < 0x80)) {
+        ++cur_;
+        return ZigZagDecode32(b);
+      }
+    }
+    return ZigZagDecode32(ReadUvarint32Tail(/*zigzag=*/true));
+  }
   /// Zigzag int64 in 1–10 bytes; kVarintTooLong past 10 bytes, kVarintOverflow for bits
   /// beyond 64 in the 10th byte.
-  int64_t ReadVarlong();
+  KWIRE_ALWAYS_INLINE int64_t ReadVarlong() {
+    if (KWIRE_LIKELY(cur_ != end_)) {
+      const uint8_t b = *cur_;
+      if (KWIRE_LIKELY(b < 0x80)) {
+        ++cur_;
+        return ZigZagDecode64(b);
+      }
+    }
+    if constexpr (varint_internal::kVarintFastTails) {
+      if (KWIRE_LIKELY(remaining() >= varint_internal::kUvarint64TailBytes)) {
+        uint64_t v;
+        const size_t n = varint_internal::DecodeUvarint64Tail(cur_, &v);
+        if (KWIRE_LIKELY(n != 0)) {
+          cur_ += n;
+          return ZigZagDecode64(v);
+        }
+      }
+    }
+    return ZigZagDecode64(ReadVarlongSlow());
+  }
 
   // ---- Raw bytes.
   /// A view of the next `n` bytes (valid as long as the input is), or empty on failure.
@@ -164,15 +203,40 @@ class Reader {
   // values other than −1 fail kInvalidLength (unless kQuirkAnyNegativeLengthIsNull and
   // nullable).
 
+  // ReadStringLength and ReadBytesLength are inline for the common case (a non-null
+  // length that fits); anything else is re-read from the prefix's first byte out of
+  // line, which classifies it exactly as before.
+
   /// STRING / NULLABLE_STRING (int16 length) or COMPACT_[NULLABLE_]STRING (uvarint
   /// length+1). Kafka caps strings at 32767 bytes in both forms: longer is kInvalidLength.
-  int64_t ReadStringLength(bool compact, bool nullable);
+  int64_t ReadStringLength(bool compact, bool nullable) {
+    const uint8_t* const start = cur_;
+    const uint64_t len = compact ? uint64_t{ReadUvarint()} - 1
+                                 : static_cast<uint64_t>(int64_t{ReadInt16()});
+    // A failed read returns 0 (compact: 2^64−1, slow path): 0 ≤ remaining() is fine.
+    if (KWIRE_LIKELY(len <= 0x7fff) && KWIRE_LIKELY(len <= remaining())) {
+      return static_cast<int64_t>(len);
+    }
+    return ReadLengthSlow(start, compact, nullable, /*bytes=*/false);
+  }
   /// BYTES / NULLABLE_BYTES / RECORDS (int32 length) or COMPACT_* (uvarint length+1).
-  int64_t ReadBytesLength(bool compact, bool nullable);
+  int64_t ReadBytesLength(bool compact, bool nullable) {
+    const uint8_t* const start = cur_;
+    const uint64_t len = compact ? uint64_t{ReadUvarint()} - 1
+                                 : static_cast<uint64_t>(int64_t{ReadInt32()});
+    if (KWIRE_LIKELY(len <= 0x7fffffff) && KWIRE_LIKELY(len <= remaining())) {
+      return static_cast<int64_t>(len);
+    }
+    return ReadLengthSlow(start, compact, nullable, /*bytes=*/true);
+  }
   /// ARRAY (int32 count) or COMPACT_ARRAY (uvarint count+1). A count above
-  /// remaining() / max(1, min_element_size) fails kCountTooLarge before any allocation;
-  /// one that fits but exceeds INT32_MAX (inputs above 2 GiB) fails kInvalidLength.
-  int64_t ReadArrayCount(bool compact, bool nullable, size_t min_element_size);
+  /// (remaining() - reserved) / max(1, min_element_size) fails kCountTooLarge before any
+  /// allocation; one that fits but exceeds INT32_MAX (inputs above 2 GiB) fails
+  /// kInvalidLength. `reserved`: bytes at the end of the current limit that are already
+  /// spoken for (the decoder passes the minimum size of the enclosing arrays' elements
+  /// still to come), so that nested counts cannot each claim the same bytes.
+  int64_t ReadArrayCount(bool compact, bool nullable, size_t min_element_size,
+                         size_t reserved = 0);
 
   /// Nullable struct presence marker (int8): returns true if present (1), false if null
   /// (−1). Other values fail kInvalidValue unless kQuirkAnyStructMarker.
@@ -195,6 +259,19 @@ class Reader {
   size_t PushLimit(size_t n);
   void PopLimit(size_t token);
 
+  /// The limit of one tagged field's payload (KIP-482), whose tag header starts at
+  /// absolute offset `tag_at`: like PushLimit(n), but while it is the innermost tag
+  /// limit, a read that needs bytes beyond it fails kTagSizeMismatch at `tag_at` (the
+  /// value is longer than its declared size) instead of kTruncated. Every byte up to
+  /// the limit exists (n > remaining() is itself kTruncated), so a read past it can
+  /// only mean a size that disagrees with the value. Pop with PopTagLimit.
+  struct TagLimit {
+    size_t token;         ///< PushLimit token.
+    size_t outer_tag_at;  ///< Enclosing tag limit's `tag_at`, restored by PopTagLimit.
+  };
+  TagLimit PushTagLimit(size_t n, size_t tag_at);
+  void PopTagLimit(TagLimit limit);
+
   /// Records a failure at absolute offset `at` (first failure wins) and drains.
   void Fail(ErrorKind kind, size_t at, std::string detail = {});
   /// Records a failure at the current offset.
@@ -213,10 +290,33 @@ class Reader {
   }
   // Records kTruncated (need n) at the current offset; returns 0.
   int Truncated(size_t need);
+  // A uvarint / varint whose first byte is ≥ 0x80 (the caller checked): the fast tail
+  // with 8 bytes left, else (or when the tail declines) the strict slow path.
+  KWIRE_ALWAYS_INLINE uint32_t ReadUvarint32Tail(bool zigzag) {
+    if constexpr (varint_internal::kVarintFastTails) {
+      if (KWIRE_LIKELY(remaining() >= varint_internal::kUvarint32TailBytes)) {
+        uint32_t v;
+        const size_t n = varint_internal::DecodeUvarint32Tail(cur_, &v);
+        if (KWIRE_LIKELY(n != 0)) {
+          cur_ += n;
+          return v;
+        }
+      }
+    }
+    return zigzag ? ReadVarintSlow() : ReadUvarintSlow();
+  }
+  // Strict byte-at-a-time decoders with exact errors ("uvarint" / "varint" / "varlong"
+  // in the detail).
   uint32_t ReadUvarintSlow();
+  uint32_t ReadVarintSlow();
+  uint64_t ReadVarlongSlow();
   // Decodes an unsigned LEB128 of at most `max_bytes` whose final byte may carry at most
   // `last_bits` payload bits. `what` names the type in error details.
   uint64_t ReadLeb128(size_t max_bytes, unsigned last_bits, const char* what);
+  // ReadStringLength / ReadBytesLength for everything but a non-null length that fits:
+  // returns 0 if a read already failed, else rewinds to `start` (the prefix) and
+  // classifies the length (null, negative, above the cap, past the end).
+  int64_t ReadLengthSlow(const uint8_t* start, bool compact, bool nullable, bool bytes);
 
   const uint8_t* begin_;
   const uint8_t* cur_;
@@ -224,6 +324,8 @@ class Reader {
   size_t base_;
   DecodeOptions options_;
   const PathNode* path_ = nullptr;
+  static constexpr size_t kNoTag = static_cast<size_t>(-1);
+  size_t tag_at_ = kNoTag;  // innermost PushTagLimit's tag header offset, or kNoTag
   Error error_;
 };
 

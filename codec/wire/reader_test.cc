@@ -508,6 +508,27 @@ TEST(ReaderArrayCount, MinElementSize) {
             "elements of >= 2 bytes)");
 }
 
+TEST(ReaderArrayCount, ReservedBytesAreNotAvailableToTheCount) {
+  // 3 elements of >= 2 bytes in 8 bytes left: fits, unless 3 of those bytes are reserved
+  // (the enclosing arrays' elements still to come need them).
+  for (size_t reserved : {size_t{0}, size_t{2}, size_t{3}, size_t{8}, size_t{9}, kSizeMax}) {
+    SCOPED_TRACE(reserved);
+    HexReader h("00 00 00 03 00 00 00 00 00 00 00 00", {}, 40);
+    const int64_t got = h.r.ReadArrayCount(false, false, 2, reserved);
+    if (reserved <= 2) {
+      EXPECT_EQ(got, 3);
+      EXPECT_TRUE(h.r.ok());
+    } else {
+      ExpectError(h.r, ErrorKind::kCountTooLarge, 40);
+    }
+  }
+  HexReader text("03 00 00");
+  text.r.ReadArrayCount(true, false, 1, 1);
+  EXPECT_EQ(text.r.error().ToString(),
+            "count too large at byte 0 (array count 2, but 1 bytes left (1 more are needed "
+            "by the enclosing arrays) hold at most 1 elements of >= 1 bytes)");
+}
+
 // Above 2 GiB of input a count can fit the bytes left and still exceed what the
 // count type holds. Uses a reserved, never-touched mapping for the tail.
 TEST(ReaderArrayCount, HugeInputStillCapsAtInt32Max) {
@@ -732,6 +753,44 @@ TEST(ReaderLimit, LimitBeyondRemainingTruncates) {
   HexReader text("01 02");
   text.r.PushLimit(3);
   EXPECT_EQ(text.r.error().ToString(), "truncated at byte 0 (need 3, have 2)");
+}
+
+TEST(ReaderTagLimit, ReadingPastTheDeclaredSizeIsATagSizeMismatch) {
+  // A tag header at byte 20 declaring 2 bytes, whose int32 value needs 4 that exist.
+  HexReader h("00 00 00 07 ff", {}, 20);
+  const Reader::TagLimit limit = h.r.PushTagLimit(2, 20);
+  EXPECT_EQ(h.r.ReadInt32(), 0);
+  ExpectError(h.r, ErrorKind::kTagSizeMismatch, 20);
+  EXPECT_EQ(h.r.error().ToString(),
+            "tag size mismatch at byte 20 (value runs past its declared size at byte 20: "
+            "need 4, have 2)");
+  h.r.PopTagLimit(limit);
+  ExpectDrained(h.r);
+
+  // Nested: the innermost tag is blamed; after popping it, the outer one again; after
+  // popping both, a truncation is a truncation.
+  HexReader n("01 02 03 04 05", {}, 30);
+  const Reader::TagLimit outer = n.r.PushTagLimit(4, 30);
+  const Reader::TagLimit inner = n.r.PushTagLimit(1, 31);
+  n.r.PopTagLimit(inner);
+  n.r.PopTagLimit(outer);
+  n.r.Skip(5);
+  n.r.ReadInt8();
+  ExpectError(n.r, ErrorKind::kTruncated, 35);
+
+  HexReader in("01 02 03 04 05", {}, 30);
+  const Reader::TagLimit o = in.r.PushTagLimit(4, 30);
+  const Reader::TagLimit i = in.r.PushTagLimit(1, 31);
+  in.r.ReadInt16();
+  ExpectError(in.r, ErrorKind::kTagSizeMismatch, 31);
+  in.r.PopTagLimit(i);
+  in.r.PopTagLimit(o);
+  ExpectDrained(in.r);
+
+  // A declared size beyond the bytes left is a plain truncation, blamed on no tag.
+  HexReader big("01 02", {}, 50);
+  big.r.PushTagLimit(3, 50);
+  ExpectError(big.r, ErrorKind::kTruncated, 50);
 }
 
 // ---- Truncation at every offset of every primitive.

@@ -44,6 +44,13 @@ class Writer {
     return std::move(buf_);
   }
 
+  /// Empties the writer (size 0, no error, no path) and keeps its capacity.
+  void Clear() {
+    size_ = 0;
+    error_ = Error{};
+    path_ = nullptr;
+  }
+
   /// True while no encode failure has been recorded.
   bool ok() const { return error_.kind == ErrorKind::kOk; }
   const Error& error() const { return error_; }

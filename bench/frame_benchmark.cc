@@ -1,0 +1,280 @@
+// Whole frames: decode and encode of every conformance vector (registered at start-up
+// from conformance/vectors/, so every API and version gets a number) and of a few rich
+// frames (a Metadata response with 1,000 partitions, a Produce request carrying 1 MiB of
+// records, a Fetch response with several partitions of records).
+//
+// Names: BM_DecodeFrame/<Api>/v<N>/<request|response>[/<what>] and the same with
+// BM_EncodeFrame. Decode is DecodeRequestFrame / DecodeResponseFrame on the frame bytes
+// (size prefix included); encode is EncodeRequestFrame / EncodeResponseFrame of the
+// decoded frame. Records are opaque bytes to the frame codec (RecordBatch decoding is
+// codec/records, measured separately). A reference memcpy of each rich frame gives the
+// physical limit: BM_RefMemcpy_DecodeFrame/....
+//
+// Every benchmark first checks that the frame decodes and re-encodes to the same bytes.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "bench/bench_data.h"
+#include "codec/generated/fetch_response.h"
+#include "codec/generated/metadata_response.h"
+#include "codec/generated/produce_request.h"
+#include "codec/protocol/frame.h"
+#include "codec/protocol/registry.h"
+
+#ifndef KWIRE_CONFORMANCE_DIR
+#error "KWIRE_CONFORMANCE_DIR must name conformance/vectors"
+#endif
+
+namespace kwire::bench {
+namespace {
+
+struct Frame {
+  std::string name;  // <Api>/v<N>/<request|response>[/<what>]
+  int16_t api_key = 0;
+  int16_t version = 0;
+  Direction dir = Direction::kRequest;
+  std::vector<uint8_t> bytes;
+};
+
+// Every frame of a conformance vector file (format: conformance/README.md).
+std::vector<Frame> LoadVectors(const std::string& file) {
+  std::vector<Frame> out;
+  std::ifstream in(std::string(KWIRE_CONFORMANCE_DIR) + "/" + file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ss(line);
+    int key = 0, version = 0;
+    size_t size = 0;
+    std::string api, dir, hex;
+    ss >> key >> api >> version >> dir >> size >> hex;
+    Frame f;
+    f.api_key = static_cast<int16_t>(key);
+    f.version = static_cast<int16_t>(version);
+    f.dir = dir == "request" ? Direction::kRequest : Direction::kResponse;
+    f.name = api + "/v" + std::to_string(version) + "/" + dir;
+    const std::string raw = absl::HexStringToBytes(hex);
+    f.bytes.assign(raw.begin(), raw.end());
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// Decodes and re-encodes `f` once; returns an error text or "".
+std::string Check(const Frame& f) {
+  absl::StatusOr<std::vector<uint8_t>> again;
+  if (f.dir == Direction::kRequest) {
+    auto d = DecodeRequestFrame(f.bytes);
+    if (!d.ok()) return "decode: " + std::string(d.status().message());
+    again = EncodeRequestFrame(d->header, d->body);
+  } else {
+    auto d = DecodeResponseFrame(f.bytes, f.api_key, f.version);
+    if (!d.ok()) return "decode: " + std::string(d.status().message());
+    again = EncodeResponseFrame(d->header, f.api_key, f.version, d->body);
+  }
+  if (!again.ok()) return "encode: " + std::string(again.status().message());
+  if (*again != f.bytes) return "re-encoded bytes differ";
+  return "";
+}
+
+void SetCounters(benchmark::State& st, const Frame& f) {
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * f.bytes.size()));
+}
+
+void BM_DecodeFrame(benchmark::State& st, const Frame* f) {
+  if (const std::string e = Check(*f); !e.empty()) {
+    st.SkipWithError(e.c_str());
+    return;
+  }
+  if (f->dir == Direction::kRequest) {
+    for (auto _ : st) {
+      auto d = DecodeRequestFrame(f->bytes);
+      benchmark::DoNotOptimize(d);
+    }
+  } else {
+    for (auto _ : st) {
+      auto d = DecodeResponseFrame(f->bytes, f->api_key, f->version);
+      benchmark::DoNotOptimize(d);
+    }
+  }
+  SetCounters(st, *f);
+}
+
+void BM_EncodeFrame(benchmark::State& st, const Frame* f) {
+  if (const std::string e = Check(*f); !e.empty()) {
+    st.SkipWithError(e.c_str());
+    return;
+  }
+  if (f->dir == Direction::kRequest) {
+    const RequestFrame d = *DecodeRequestFrame(f->bytes);
+    for (auto _ : st) {
+      auto bytes = EncodeRequestFrame(d.header, d.body);
+      benchmark::DoNotOptimize(bytes);
+    }
+  } else {
+    const ResponseFrame d = *DecodeResponseFrame(f->bytes, f->api_key, f->version);
+    for (auto _ : st) {
+      auto bytes = EncodeResponseFrame(d.header, f->api_key, f->version, d.body);
+      benchmark::DoNotOptimize(bytes);
+    }
+  }
+  SetCounters(st, *f);
+}
+
+void BM_RefMemcpy_Frame(benchmark::State& st, const Frame* f) {
+  std::vector<uint8_t> dst(f->bytes.size());
+  for (auto _ : st) {
+    std::memcpy(dst.data(), f->bytes.data(), f->bytes.size());
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+  SetCounters(st, *f);
+}
+
+// ---- Rich frames.
+
+std::string RandomBytes(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+template <class M>
+Frame ResponseFrameOf(const std::string& name, int16_t version, const M& body) {
+  const ApiInfo* api = FindApi(M::kMessage.api_key);
+  AnyMessage any(*api->response);
+  *any.template get<M>() = body;
+  ResponseHeader h;
+  h.correlation_id = 7;
+  Frame f;
+  f.name = name;
+  f.api_key = M::kMessage.api_key;
+  f.version = version;
+  f.dir = Direction::kResponse;
+  f.bytes = EncodeResponseFrame(h, f.api_key, version, any).value();
+  return f;
+}
+
+template <class M>
+Frame RequestFrameOf(const std::string& name, int16_t version, const M& body) {
+  Frame f;
+  f.name = name;
+  f.api_key = M::kMessage.api_key;
+  f.version = version;
+  f.dir = Direction::kRequest;
+  f.bytes = EncodeRequestFrame(version, 7, std::string("bench-client"), body).value();
+  return f;
+}
+
+// Metadata v12 response: 3 brokers, 10 topics x 100 partitions (replicas and ISR of 3).
+Frame Metadata1000Partitions() {
+  MetadataResponse m;
+  for (int b = 1; b <= 3; ++b) {
+    MetadataResponse::MetadataResponseBroker broker;
+    broker.node_id = b;
+    broker.host = "broker-" + std::to_string(b) + ".kafka.example.com";
+    broker.port = 9092;
+    broker.rack = "rack-" + std::to_string(b);
+    m.brokers.push_back(broker);
+  }
+  m.cluster_id = "kwire-bench-cluster-0000";
+  m.controller_id = 1;
+  for (int t = 0; t < 10; ++t) {
+    MetadataResponse::MetadataResponseTopic topic;
+    topic.name = "bench.topic." + std::to_string(t);
+    topic.topic_id.bytes[15] = static_cast<uint8_t>(t + 1);
+    for (int p = 0; p < 100; ++p) {
+      MetadataResponse::MetadataResponsePartition part;
+      part.partition_index = p;
+      part.leader_id = 1 + p % 3;
+      part.leader_epoch = 5;
+      part.replica_nodes = {1 + p % 3, 1 + (p + 1) % 3, 1 + (p + 2) % 3};
+      part.isr_nodes = part.replica_nodes;
+      topic.partitions.push_back(part);
+    }
+    m.topics.push_back(topic);
+  }
+  return ResponseFrameOf("Metadata/v12/response/1000partitions", 12, m);
+}
+
+// Produce v9 request: one partition carrying 1 MiB of record bytes.
+Frame Produce1MiB() {
+  ProduceRequest m;
+  m.acks = -1;
+  m.timeout_ms = 30000;
+  ProduceRequest::TopicProduceData topic;
+  topic.name = "bench.topic";
+  ProduceRequest::PartitionProduceData part;
+  part.index = 0;
+  part.records = Records{RandomBytes(1 << 20, 1)};
+  topic.partition_data.push_back(part);
+  m.topic_data.push_back(topic);
+  return RequestFrameOf("Produce/v9/request/1MiB", 9, m);
+}
+
+// Fetch v12 response: 2 topics x 4 partitions, each with 64 KiB of record bytes.
+Frame FetchSeveralBatches() {
+  FetchResponse m;
+  m.session_id = 42;
+  for (int t = 0; t < 2; ++t) {
+    FetchResponse::FetchableTopicResponse topic;
+    topic.topic = "bench.topic." + std::to_string(t);
+    for (int p = 0; p < 4; ++p) {
+      FetchResponse::PartitionData part;
+      part.partition_index = p;
+      part.high_watermark = 1000000 + p;
+      part.last_stable_offset = 1000000 + p;
+      part.log_start_offset = 0;
+      part.records = Records{RandomBytes(64 << 10, 2 + static_cast<uint64_t>(t * 4 + p))};
+      topic.partitions.push_back(part);
+    }
+    m.responses.push_back(topic);
+  }
+  return ResponseFrameOf("Fetch/v12/response/8x64KiB", 12, m);
+}
+
+std::vector<std::unique_ptr<Frame>>& Frames() {
+  static std::vector<std::unique_ptr<Frame>> frames;
+  return frames;
+}
+
+void RegisterAll() {
+  for (const char* file : {"minimal.txt", "minimal-removed.txt"}) {
+    for (Frame& f : LoadVectors(file)) Frames().push_back(std::make_unique<Frame>(std::move(f)));
+  }
+  const size_t vectors = Frames().size();
+  Frames().push_back(std::make_unique<Frame>(Metadata1000Partitions()));
+  Frames().push_back(std::make_unique<Frame>(Produce1MiB()));
+  Frames().push_back(std::make_unique<Frame>(FetchSeveralBatches()));
+  for (size_t i = 0; i < Frames().size(); ++i) {
+    const Frame* f = Frames()[i].get();
+    Register("BM_DecodeFrame/" + f->name, BM_DecodeFrame, f);
+    Register("BM_EncodeFrame/" + f->name, BM_EncodeFrame, f);
+    if (i >= vectors) {
+      Register("BM_RefMemcpy_DecodeFrame/" + f->name, BM_RefMemcpy_Frame, f);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kwire::bench
+
+int main(int argc, char** argv) {
+  kwire::bench::RegisterAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

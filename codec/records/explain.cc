@@ -1,0 +1,226 @@
+#include "codec/records/explain.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace kwire {
+
+std::string AbbreviateBytes(const std::optional<std::string_view>& bytes, size_t max_bytes) {
+  if (!bytes) return "null";
+  const std::string_view b = *bytes;
+  const std::string_view shown = b.substr(0, max_bytes);
+  // Text if every shown byte is printable ASCII or common whitespace.
+  const bool text = std::all_of(shown.begin(), shown.end(), [](char c) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    return (u >= 0x20 && u < 0x7f) || c == '\n' || c == '\t' || c == '\r';
+  });
+  std::string out;
+  if (text) {
+    out += '"';
+    for (char c : shown) {
+      switch (c) {
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        default: out += c;
+      }
+    }
+    out += '"';
+  } else {
+    for (size_t i = 0; i < shown.size(); ++i) {
+      if (i > 0) out += ' ';
+      absl::StrAppendFormat(&out, "%02x", static_cast<unsigned char>(shown[i]));
+    }
+  }
+  if (b.size() > max_bytes) absl::StrAppendFormat(&out, " … (%d bytes)", b.size());
+  return out;
+}
+
+namespace {
+
+ExplainNode Node(std::string name, std::string type, std::string value,
+                 size_t offset = ExplainNode::kNoOffset, size_t length = 0) {
+  ExplainNode n;
+  n.name = std::move(name);
+  n.type = std::move(type);
+  n.value = std::move(value);
+  n.offset = offset;
+  n.length = length;
+  return n;
+}
+
+void AddHeaderFields(const BatchView& b, ExplainNode* out) {
+  const BatchHeader& h = b.header();
+  const size_t at = b.offset();
+  auto add = [&](const char* name, std::string value, size_t rel, size_t len) {
+    static constexpr const char* kTypes[] = {"", "int8", "int16", "", "int32", "", "", "",
+                                             "int64"};
+    const char* type = len == 4 && std::string_view(name) == "crc" ? "uint32" : kTypes[len];
+    out->children.push_back(Node(name, type, std::move(value), at + rel, len));
+  };
+  add("baseOffset", absl::StrCat(h.base_offset), 0, 8);
+  add(b.magic() == 2 ? "batchLength" : "messageSize", absl::StrCat(h.batch_length), 8, 4);
+  if (b.magic() == 2) {
+    add("partitionLeaderEpoch", absl::StrCat(h.partition_leader_epoch), 12, 4);
+    add("magic", "2", 16, 1);
+    add("crc", absl::StrFormat("0x%08x", h.crc), 17, 4);
+    add("attributes", absl::StrFormat("0x%04x", static_cast<uint16_t>(h.attributes)), 21, 2);
+    add("lastOffsetDelta", absl::StrCat(h.last_offset_delta), 23, 4);
+    add("baseTimestamp", absl::StrCat(h.base_timestamp), 27, 8);
+    add("maxTimestamp", absl::StrCat(h.max_timestamp), 35, 8);
+    add("producerId", absl::StrCat(h.producer_id), 43, 8);
+    add("producerEpoch", absl::StrCat(h.producer_epoch), 51, 2);
+    add("baseSequence", absl::StrCat(h.base_sequence), 53, 4);
+    add("recordsCount", absl::StrCat(h.records_count), 57, 4);
+  } else {
+    add("crc", absl::StrFormat("0x%08x", h.crc), 12, 4);
+    add("magic", absl::StrCat(b.magic()), 16, 1);
+    add("attributes", absl::StrFormat("0x%02x", static_cast<uint8_t>(h.attributes)), 17, 1);
+    if (b.magic() == 1) add("timestamp", absl::StrCat(h.base_timestamp), 18, 8);
+  }
+}
+
+std::string AttributeSummary(const BatchView& b) {
+  const BatchHeader& h = b.header();
+  std::string s = CompressionName(h.compression());
+  if (b.magic() >= 1) s += h.log_append_time() ? ", LogAppendTime" : ", CreateTime";
+  if (b.magic() == 2) {
+    if (h.is_transactional()) s += ", transactional";
+    if (h.is_control()) s += ", control";
+    if (h.attributes & kAttrDeleteHorizon) s += ", deleteHorizon";
+  }
+  return s;
+}
+
+ExplainNode RecordNode(const BatchView& b, const Record& rec, size_t j, bool in_payload,
+                       const ExplainOptions& o) {
+  std::string summary = absl::StrFormat("offset %d, timestamp %d", rec.offset, rec.timestamp);
+  if (rec.control) {
+    const ControlRecord& c = *rec.control;
+    const char* type = c.type == kControlAbort    ? "ABORT"
+                       : c.type == kControlCommit ? "COMMIT"
+                                                  : nullptr;
+    absl::StrAppend(&summary, ", control ", type ? type : absl::StrCat("type ", c.type));
+    if (c.marker) absl::StrAppend(&summary, " (coordinatorEpoch ", c.marker->coordinator_epoch, ")");
+  }
+  ExplainNode n = Node(absl::StrFormat("Record[%d]", j), b.magic() == 2 ? "record" : "message",
+                       summary, in_payload ? ExplainNode::kNoOffset : rec.wire_offset,
+                       in_payload ? 0 : rec.wire_size);
+  if (b.magic() == 2) {
+    n.children.push_back(Node("offsetDelta", "varint", absl::StrCat(rec.offset_delta)));
+    n.children.push_back(Node("timestampDelta", "varlong", absl::StrCat(rec.timestamp_delta)));
+  }
+  n.children.push_back(Node("key", "bytes", AbbreviateBytes(rec.key, o.max_value_bytes)));
+  n.children.push_back(Node("value", "bytes", AbbreviateBytes(rec.value, o.max_value_bytes)));
+  for (size_t k = 0; k < rec.headers.size(); ++k) {
+    const RecordHeader& h = rec.headers[k];
+    n.children.push_back(Node(absl::StrFormat("Headers[%d]", k), "header",
+                              absl::StrCat(AbbreviateBytes(h.key, o.max_value_bytes), " = ",
+                                           AbbreviateBytes(h.value, o.max_value_bytes))));
+  }
+  return n;
+}
+
+}  // namespace
+
+std::vector<ExplainNode> ExplainRecords(std::span<const uint8_t> field, const ExplainOptions& o,
+                                        size_t field_offset, const PathNode* path) {
+  std::vector<ExplainNode> out;
+  BatchIterator it(field, o.records, field_offset, path);
+  BatchView b;
+  size_t skipped = 0;
+  size_t next_offset = field_offset;  // first byte not covered by a complete batch
+  while (it.Next(&b)) {
+    next_offset = b.offset() + b.bytes().size();
+    if (out.size() >= o.max_batches) {
+      ++skipped;
+      continue;
+    }
+    const BatchHeader& h = b.header();
+    const std::string crc =
+        b.crc_ok() ? absl::StrFormat("0x%08x (ok)", h.crc)
+                   : absl::StrFormat("0x%08x (MISMATCH, computed 0x%08x)", h.crc,
+                                     b.computed_crc());
+    ExplainNode n = Node(
+        absl::StrFormat("Batch[%d]", b.index()),
+        b.magic() == 2 ? "RecordBatch v2" : absl::StrFormat("message v%d", b.magic()),
+        absl::StrFormat("magic %d, baseOffset %d, %s, %s, crc %s", b.magic(), h.base_offset,
+                        h.records_count < 0 ? std::string("records in wrapper")
+                                            : absl::StrFormat("%d records", h.records_count),
+                        AttributeSummary(b), b.crc_ok() ? "ok" : "MISMATCH"),
+        b.offset(), b.bytes().size());
+    if (o.header_fields) AddHeaderFields(b, &n);
+    n.children.push_back(Node("compression", "", CompressionName(h.compression())));
+    n.children.push_back(Node("crcCheck", "", crc));
+    if (b.magic() == 2) {
+      n.children.push_back(Node(
+          "producer", "", absl::StrFormat("id %d, epoch %d, baseSequence %d%s", h.producer_id,
+                                      h.producer_epoch, h.base_sequence,
+                                      h.is_transactional() ? ", transactional" : "")));
+    }
+    RecordSet set;
+    const Error e = b.DecodeRecords(o.records, &set);
+    if (!e.ok()) {
+      n.children.push_back(Node("error", "", e.ToString(), e.offset));
+    } else {
+      const bool in_payload = h.compression() != Compression::kNone;
+      ExplainNode recs = Node(
+          "Records", in_payload ? "compressed records" : "records",
+          in_payload ? absl::StrFormat("%d (%d bytes compressed, %d decompressed)", set.size(),
+                                       b.payload().size(), set.decompressed().size())
+                     : absl::StrCat(set.size()),
+          b.payload_offset(), b.payload().size());
+      for (size_t j = 0; j < set.size() && j < o.max_records_per_batch; ++j) {
+        recs.children.push_back(RecordNode(b, set[j], j, in_payload, o));
+      }
+      if (set.size() > o.max_records_per_batch) {
+        recs.children.push_back(
+            Node("…", "", absl::StrFormat("%d more records", set.size() - o.max_records_per_batch)));
+      }
+      n.children.push_back(std::move(recs));
+    }
+    out.push_back(std::move(n));
+  }
+  if (skipped > 0) out.push_back(Node("…", "", absl::StrFormat("%d more batches", skipped)));
+  switch (it.state()) {
+    case BatchIterator::kPartialBatch:
+      out.push_back(Node(
+          "partial batch", "",
+          it.partial_need() > 0
+              ? absl::StrFormat("%d of %d bytes (normal at the end of a Fetch response)",
+                                it.partial_have(), it.partial_need())
+              : absl::StrFormat("%d bytes, header incomplete (normal at the end of a Fetch "
+                                "response)",
+                                it.partial_have()),
+          it.partial_offset(), it.partial_have()));
+      break;
+    case BatchIterator::kError:
+      // Covers the failing batch to the end of the field (the error text has the byte).
+      out.push_back(Node("error", "", it.error().ToString(), next_offset,
+                         field_offset + field.size() - next_offset));
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+std::string RenderExplainText(const std::vector<ExplainNode>& nodes, bool with_offsets,
+                              int indent) {
+  std::string out;
+  for (const ExplainNode& n : nodes) {
+    out.append(static_cast<size_t>(indent) * 2, ' ');
+    out += n.name;
+    if (with_offsets && n.offset != ExplainNode::kNoOffset) absl::StrAppend(&out, " @", n.offset);
+    if (!n.value.empty()) absl::StrAppend(&out, ": ", n.value);
+    out += '\n';
+    out += RenderExplainText(n.children, with_offsets, indent + 1);
+  }
+  return out;
+}
+
+}  // namespace kwire

@@ -1,0 +1,37 @@
+// Adapter from the records explain hook (explain.h) to the message printer's
+// RecordsPrinter (codec/schema/print.h), so `kwire explain` shows the batches of every
+// records field: set PrintOptions::records = &PrintRecordBatches.
+//
+// Library kwire_records_print (kwire_records + kwire_codec); kwire_records itself does
+// not depend on the message code.
+#ifndef KWIRE_CODEC_RECORDS_PRINT_RECORDS_H_
+#define KWIRE_CODEC_RECORDS_PRINT_RECORDS_H_
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codec/records/explain.h"
+#include "codec/schema/print.h"
+
+namespace kwire {
+
+/// RecordsPrinter: explains the batches of a records payload (`data`, whose first byte
+/// is at absolute `offset`) with ExplainRecords (default ExplainOptions: CRCs shown, not
+/// enforced; values cut at 64 bytes) and appends them as PrintNodes at `depth`, paths
+/// under `path` (e.g. "<path>.Batch[0].baseOffset"). The top-level nodes (batches, then
+/// a partial batch or an error) tile [offset, offset + data.size()); batches are
+/// Kind::kRecords, error nodes are marked failed. Items inside a decompressed payload
+/// have no wire position: they take the payload's offset with size 0. Returns true.
+bool PrintRecordBatches(std::span<const uint8_t> data, size_t offset, int depth,
+                        const std::string& path, std::vector<PrintNode>& out);
+
+/// Appends `nodes` (and their children, pre-order) as PrintNodes at `depth`, paths under
+/// `path`; nodes without an offset take `parent_offset` and size 0.
+void AppendPrintNodes(const std::vector<ExplainNode>& nodes, int depth, const std::string& path,
+                      size_t parent_offset, std::vector<PrintNode>& out);
+
+}  // namespace kwire
+
+#endif  // KWIRE_CODEC_RECORDS_PRINT_RECORDS_H_

@@ -1,0 +1,728 @@
+#include "codec/records/record_batch.h"
+
+#include <zlib.h>
+
+#include <climits>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "codec/records/crc32c.h"
+
+namespace kwire {
+
+bool RecordsCrcEnforcementEnabled() {
+#if defined(KWIRE_FUZZ_SKIP_CRC_CHECK) && KWIRE_FUZZ_SKIP_CRC_CHECK
+  return false;
+#else
+  return true;
+#endif
+}
+
+namespace {
+
+// Smallest batchLength (bytes after baseOffset and batchLength) per magic.
+constexpr int32_t kMinLength[3] = {
+    14,  // magic 0: crc 4, magic 1, attributes 1, key length 4, value length 4
+    22,  // magic 1: + timestamp 8
+    49,  // magic 2: the rest of the 61-byte header
+};
+// baseOffset, batchLength, then the int32 before the magic (partitionLeaderEpoch or crc).
+constexpr size_t kMagicOffset = 16;
+constexpr size_t kV2CrcOffset = 17;
+constexpr size_t kV2AttributesOffset = 21;
+constexpr size_t kV2CountOffset = 57;
+constexpr size_t kLegacyCrcOffset = 12;
+constexpr size_t kLegacyAttributesOffset = 17;
+// Smallest encoded record: length, attributes, timestampDelta, offsetDelta, key length,
+// value length, header count (one byte each).
+constexpr size_t kMinRecordSize = 7;
+
+int64_t WrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
+uint32_t Crc32Ieee(const uint8_t* p, size_t n) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  while (n > 0) {
+    const uInt chunk = n > UINT_MAX ? UINT_MAX : static_cast<uInt>(n);
+    crc = crc32(crc, p, chunk);
+    p += chunk;
+    n -= chunk;
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+Error MakeError(ErrorKind kind, size_t at, const PathNode* path, std::string detail) {
+  Error e;
+  e.kind = kind;
+  e.offset = at;
+  e.path = RenderPath(path);
+  e.detail = std::move(detail);
+  return e;
+}
+
+// Inside a complete batch nothing may be truncated: a length that runs past its record,
+// message or batch is corrupt framing, not "need more bytes".
+Error Inconsistent(Error e) {
+  if (e.kind == ErrorKind::kTruncated) {
+    e.kind = ErrorKind::kCorruptRecords;
+    e.detail = absl::StrFormat("overruns its enclosing record or batch: %s", e.detail);
+  }
+  return e;
+}
+
+// Moves an error found while parsing a decompressed payload to the payload's first byte
+// (a frame offset) and says where inside the decompressed bytes it was.
+Error InDecompressed(Error e, size_t payload_offset, Compression codec, const char* unit,
+                     int64_t base_offset) {
+  e = Inconsistent(std::move(e));
+  e.detail = absl::StrFormat("at byte %d of the decompressed %s payload of %s %d: %s",
+                             e.offset, CompressionName(codec), unit, base_offset, e.detail);
+  e.offset = payload_offset;
+  return e;
+}
+
+// varint length + bytes; −1 is null; other negatives fail kInvalidLength.
+std::optional<std::string_view> ReadVarBytes(Reader& r, const char* what) {
+  const size_t at = r.offset();
+  const int32_t n = r.ReadVarint();
+  if (!r.ok() || n == -1) return std::nullopt;
+  if (n < -1) {
+    if (r.has_quirk(kQuirkAnyNegativeLengthIsNull)) return std::nullopt;
+    r.Fail(ErrorKind::kInvalidLength, at, absl::StrFormat("%s length %d", what, n));
+    return std::nullopt;
+  }
+  return r.ReadRaw(static_cast<size_t>(n));
+}
+
+// int32 length + bytes (legacy messages); −1 is null.
+std::optional<std::string_view> ReadInt32Bytes(Reader& r) {
+  const int64_t n = r.ReadBytesLength(/*compact=*/false, /*nullable=*/true);
+  if (!r.ok() || n < 0) return std::nullopt;
+  return r.ReadRaw(static_cast<size_t>(n));
+}
+
+// The part of a legacy message after the magic byte: attributes, [timestamp], key, value.
+struct LegacyBody {
+  int8_t attributes = 0;
+  int64_t timestamp = -1;
+  std::optional<std::string_view> key;
+  std::optional<std::string_view> value;
+  size_t value_offset = 0;  // absolute offset of the value bytes
+};
+
+void ReadLegacyBody(Reader& r, int8_t magic, const PathNode* msg, LegacyBody* b) {
+  b->attributes = r.ReadInt8();
+  if (magic == 1) b->timestamp = r.ReadInt64();
+  PathNode key{msg, "Key", -1};
+  r.set_path(&key);
+  b->key = ReadInt32Bytes(r);
+  PathNode value{msg, "Value", -1};
+  r.set_path(&value);
+  const size_t len_at = r.offset();
+  b->value = ReadInt32Bytes(r);
+  b->value_offset = len_at + 4;
+  r.set_path(msg);
+}
+
+// Reads one record of a v2 batch. `h` gives the base offset/timestamp.
+void ReadRecord(Reader& r, const BatchHeader& h, const PathNode* rec_node, Record* rec) {
+  rec->wire_offset = r.offset();
+  const size_t len_at = r.offset();
+  const int32_t len = r.ReadVarint();
+  if (!r.ok()) return;
+  if (len < 0) {
+    r.Fail(ErrorKind::kInvalidLength, len_at, absl::StrFormat("record length %d", len));
+    return;
+  }
+  if (static_cast<size_t>(len) > r.remaining()) {
+    r.Fail(ErrorKind::kCorruptRecords, len_at,
+           absl::StrFormat("record length %d but only %d bytes left in the batch", len,
+                           r.remaining()));
+    return;
+  }
+  const size_t body_at = r.offset();
+  const size_t token = r.PushLimit(static_cast<size_t>(len));
+  rec->attributes = r.ReadInt8();
+  rec->timestamp_delta = r.ReadVarlong();
+  rec->offset_delta = r.ReadVarint();
+  {
+    PathNode key{rec_node, "Key", -1};
+    r.set_path(&key);
+    rec->key = ReadVarBytes(r, "key");
+    PathNode value{rec_node, "Value", -1};
+    r.set_path(&value);
+    rec->value = ReadVarBytes(r, "value");
+    PathNode headers{rec_node, "Headers", -1};
+    r.set_path(&headers);
+    const size_t count_at = r.offset();
+    const int32_t count = r.ReadVarint();
+    if (r.ok() && count < 0) {
+      r.Fail(ErrorKind::kInvalidLength, count_at, absl::StrFormat("header count %d", count));
+    } else if (r.ok() && static_cast<size_t>(count) > r.remaining() / 2) {
+      r.Fail(ErrorKind::kCorruptRecords, count_at,
+             absl::StrFormat("header count %d but only %d bytes left in the record "
+                             "(at least 2 per header)",
+                             count, r.remaining()));
+    }
+    if (r.ok() && count > 0) rec->headers.reserve(static_cast<size_t>(count));
+    for (int32_t k = 0; r.ok() && k < count; ++k) {
+      PathNode header{rec_node, "Headers", k};
+      PathNode hkey{&header, "Key", -1};
+      r.set_path(&hkey);
+      const size_t klen_at = r.offset();
+      const int32_t klen = r.ReadVarint();
+      if (r.ok() && klen < 0) {
+        r.Fail(ErrorKind::kInvalidLength, klen_at,
+               absl::StrFormat("header key length %d (header keys are not nullable)", klen));
+      }
+      RecordHeader& out = rec->headers.emplace_back();
+      if (r.ok()) out.key = r.ReadRaw(static_cast<size_t>(klen));
+      PathNode hvalue{&header, "Value", -1};
+      r.set_path(&hvalue);
+      out.value = ReadVarBytes(r, "header value");
+    }
+  }
+  r.set_path(rec_node);
+  if (r.ok() && !r.AtEnd()) {
+    r.Fail(ErrorKind::kCorruptRecords, r.offset(),
+           absl::StrFormat("record length %d but its fields use %d bytes", len,
+                           r.offset() - body_at));
+  }
+  r.PopLimit(token);
+  if (!r.ok()) return;
+  rec->wire_size = r.offset() - rec->wire_offset;
+  rec->offset = WrapAdd(h.base_offset, rec->offset_delta);
+  rec->timestamp =
+      h.log_append_time() ? h.max_timestamp : WrapAdd(h.base_timestamp, rec->timestamp_delta);
+  if (h.is_control()) {
+    ControlRecord c;
+    if (Error e = DecodeControlRecord(*rec, &c); !e.ok()) {
+      r.Fail(ErrorKind::kCorruptRecords, rec->wire_offset, e.detail);
+      return;
+    }
+    rec->control = c;
+  }
+}
+
+void ReadRecords(Reader& r, const BatchHeader& h, const PathNode* batch,
+                 std::vector<Record>* out) {
+  const int32_t count = h.records_count;
+  out->reserve(static_cast<size_t>(count));  // count ≤ bytes / kMinRecordSize (checked)
+  for (int32_t j = 0; j < count; ++j) {
+    PathNode rec_node{batch, "Record", j};
+    r.set_path(&rec_node);
+    if (r.AtEnd()) {
+      r.Fail(ErrorKind::kCorruptRecords,
+             absl::StrFormat("records count %d but only %d records present", count, j));
+      break;
+    }
+    ReadRecord(r, h, &rec_node, &out->emplace_back());
+    if (!r.ok()) break;
+  }
+  r.set_path(batch);
+  if (r.ok() && !r.AtEnd()) {
+    r.Fail(ErrorKind::kCorruptRecords,
+           absl::StrFormat("records count %d but %d bytes follow the last record", count,
+                           r.remaining()));
+  }
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------- iterator
+
+bool BatchIterator::Partial(size_t at, size_t have, size_t need) {
+  state_ = kPartialBatch;
+  partial_offset_ = at;
+  partial_have_ = have;
+  partial_need_ = need;
+  return false;
+}
+
+bool BatchIterator::Next(BatchView* out) {
+  if (state_ != kMore) return false;
+  const size_t rem = field_.size() - pos_;
+  const size_t at = field_offset_ + pos_;
+  if (rem == 0) {
+    state_ = kEnd;
+    return false;
+  }
+  if (rem < kLogOverhead) return Partial(at, rem, 0);
+
+  PathNode node{path_, "Batch", static_cast<int64_t>(index_)};
+  const uint8_t* const base = field_.data() + pos_;
+  Reader r(base, rem, at, options_.decode);
+  r.set_path(&node);
+  auto fail = [&](ErrorKind kind, size_t where, std::string detail) {
+    r.Fail(kind, where, std::move(detail));
+    error_ = r.error();
+    state_ = kError;
+    return false;
+  };
+
+  BatchHeader h;
+  h.base_offset = r.ReadInt64();
+  h.batch_length = r.ReadInt32();
+  if (h.batch_length < kMinLength[0]) {
+    return fail(ErrorKind::kCorruptRecords, at + 8,
+                absl::StrFormat("batchLength %d is below the minimum of %d bytes",
+                                h.batch_length, kMinLength[0]));
+  }
+  const size_t total = kLogOverhead + static_cast<size_t>(h.batch_length);
+  if (rem <= kMagicOffset) return Partial(at, rem, total);
+  const uint32_t word = r.ReadUint32();
+  h.magic = r.ReadInt8();
+  if (h.magic < 0 || h.magic > 2) {
+    return fail(ErrorKind::kCorruptRecords, at + kMagicOffset,
+                absl::StrFormat("magic %d (expected 0, 1 or 2)", h.magic));
+  }
+  if (h.batch_length < kMinLength[h.magic]) {
+    return fail(ErrorKind::kCorruptRecords, at + 8,
+                absl::StrFormat("batchLength %d is below the minimum of %d bytes for magic %d",
+                                h.batch_length, kMinLength[h.magic], h.magic));
+  }
+  if (total > rem) return Partial(at, rem, total);
+  r.PushLimit(total - kMagicOffset - 1);  // the rest of this batch
+
+  BatchView v;
+  v.bytes_ = std::span<const uint8_t>(base, total);
+  v.offset_ = at;
+  v.index_ = index_;
+  v.parent_ = path_;
+  size_t crc_at;
+  if (h.magic == 2) {
+    h.partition_leader_epoch = static_cast<int32_t>(word);
+    h.crc = r.ReadUint32();
+    h.attributes = r.ReadInt16();
+    h.last_offset_delta = r.ReadInt32();
+    h.base_timestamp = r.ReadInt64();
+    h.max_timestamp = r.ReadInt64();
+    h.producer_id = r.ReadInt64();
+    h.producer_epoch = r.ReadInt16();
+    h.base_sequence = r.ReadInt32();
+    h.records_count = r.ReadInt32();
+    v.payload_ = v.bytes_.subspan(kRecordBatchHeaderSize);
+    v.payload_offset_ = at + kRecordBatchHeaderSize;
+    v.computed_crc_ = Crc32c(base + kV2AttributesOffset, total - kV2AttributesOffset);
+    crc_at = at + kV2CrcOffset;
+  } else {
+    h.crc = word;
+    h.partition_leader_epoch = -1;
+    h.last_offset_delta = 0;
+    LegacyBody b;
+    ReadLegacyBody(r, h.magic, &node, &b);
+    if (r.ok() && !r.AtEnd()) {
+      return fail(ErrorKind::kCorruptRecords, r.offset(),
+                  absl::StrFormat("message size %d but its key and value end %d bytes "
+                                  "before its end",
+                                  h.batch_length, r.remaining()));
+    }
+    if (!r.ok()) {
+      error_ = Inconsistent(r.error());
+      state_ = kError;
+      return false;
+    }
+    h.attributes = static_cast<uint8_t>(b.attributes);
+    h.base_timestamp = h.max_timestamp = b.timestamp;
+    h.records_count = (h.attributes & kAttrCompressionMask) == 0 ? 1 : -1;
+    v.legacy_key_ = b.key;
+    v.legacy_value_null_ = !b.value.has_value();
+    if (b.value) {
+      v.payload_ = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.value->data()),
+                                            b.value->size());
+    }
+    v.payload_offset_ = b.value_offset;
+    v.computed_crc_ = Crc32Ieee(base + kMagicOffset, total - kMagicOffset);
+    crc_at = at + kLegacyCrcOffset;
+  }
+  if (!r.ok()) {
+    error_ = Inconsistent(r.error());
+    state_ = kError;
+    return false;
+  }
+  v.header_ = h;
+  if (!v.crc_ok() && options_.enforce_crc && RecordsCrcEnforcementEnabled()) {
+    return fail(ErrorKind::kCrcMismatch, crc_at,
+                absl::StrFormat("stored 0x%08x, computed 0x%08x (%s of bytes %d..%d of the "
+                                "batch at baseOffset %d)",
+                                h.crc, v.computed_crc_, h.magic == 2 ? "CRC-32C" : "CRC-32",
+                                h.magic == 2 ? kV2AttributesOffset : kMagicOffset, total - 1,
+                                h.base_offset));
+  }
+  pos_ += total;
+  ++index_;
+  *out = v;
+  return true;
+}
+
+// ---------------------------------------------------------------------- batch view
+
+absl::StatusOr<RecordSet> BatchView::records(const RecordsOptions& options) const {
+  RecordSet set;
+  if (Error e = DecodeRecords(options, &set); !e.ok()) return e.ToStatus();
+  return set;
+}
+
+Error BatchView::DecodeRecords(const RecordsOptions& options, RecordSet* out) const {
+  out->buffer_.clear();
+  out->records_.clear();
+  if (bytes_.empty()) {
+    return MakeError(ErrorKind::kInvalidValue, 0, nullptr, "empty BatchView");
+  }
+  Error e = magic() == 2 ? DecodeV2(options, out) : DecodeLegacy(options, out);
+  if (!e.ok()) out->records_.clear();
+  return e;
+}
+
+Error BatchView::DecodeV2(const RecordsOptions& options, RecordSet* out) const {
+  PathNode batch{parent_, "Batch", static_cast<int64_t>(index_)};
+  const Compression codec = compression();
+  if (static_cast<int>(codec) > static_cast<int>(Compression::kZstd)) {
+    return MakeError(ErrorKind::kCorruptRecords, offset_ + kV2AttributesOffset, &batch,
+                     absl::StrFormat("invalid compression codec %d in attributes 0x%04x",
+                                     static_cast<int>(codec),
+                                     static_cast<uint16_t>(header_.attributes)));
+  }
+  if (header_.records_count < 0) {
+    return MakeError(ErrorKind::kCorruptRecords, offset_ + kV2CountOffset, &batch,
+                     absl::StrFormat("negative records count %d", header_.records_count));
+  }
+  std::span<const uint8_t> data = payload_;
+  size_t data_offset = payload_offset_;
+  if (codec != Compression::kNone) {
+    DecompressOptions d;
+    d.max_output = options.max_decompressed_bytes;
+    if (Error e = Decompress(codec, payload_, d, &out->buffer_); !e.ok()) {
+      e.offset += payload_offset_;
+      e.path = RenderPath(&batch);
+      e.detail += absl::StrFormat(" (batch baseOffset %d)", header_.base_offset);
+      return e;
+    }
+    data = out->buffer_;
+    data_offset = 0;
+  }
+  if (static_cast<size_t>(header_.records_count) > data.size() / kMinRecordSize) {
+    return MakeError(
+        ErrorKind::kCorruptRecords, offset_ + kV2CountOffset, &batch,
+        absl::StrFormat("records count %d but the records section holds only %d bytes%s "
+                        "(at least %d per record)",
+                        header_.records_count, data.size(),
+                        codec == Compression::kNone ? "" : " after decompression",
+                        kMinRecordSize));
+  }
+  Reader r(data, data_offset, options.decode);
+  r.set_path(&batch);
+  ReadRecords(r, header_, &batch, &out->records_);
+  if (r.ok()) return {};
+  if (codec == Compression::kNone) return Inconsistent(r.error());
+  return InDecompressed(r.error(), payload_offset_, codec, "batch at baseOffset",
+                        header_.base_offset);
+}
+
+Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) const {
+  PathNode batch{parent_, "Batch", static_cast<int64_t>(index_)};
+  const Compression codec = compression();
+  if (codec == Compression::kNone) {
+    Record& rec = out->records_.emplace_back();
+    rec.attributes = static_cast<int8_t>(header_.attributes);
+    rec.key = legacy_key_;
+    if (!legacy_value_null_) {
+      rec.value = std::string_view(reinterpret_cast<const char*>(payload_.data()),
+                                   payload_.size());
+    }
+    rec.offset = header_.base_offset;
+    rec.timestamp = header_.base_timestamp;
+    rec.wire_offset = offset_;
+    rec.wire_size = bytes_.size();
+    return {};
+  }
+  if (codec == Compression::kZstd) {
+    return MakeError(ErrorKind::kCorruptRecords, offset_ + kLegacyAttributesOffset, &batch,
+                     absl::StrFormat("zstd compression requires magic 2 (message magic %d)",
+                                     magic()));
+  }
+  if (static_cast<int>(codec) > static_cast<int>(Compression::kZstd)) {
+    return MakeError(ErrorKind::kCorruptRecords, offset_ + kLegacyAttributesOffset, &batch,
+                     absl::StrFormat("invalid compression codec %d in attributes 0x%02x",
+                                     static_cast<int>(codec),
+                                     static_cast<uint8_t>(header_.attributes)));
+  }
+  if (legacy_value_null_) {
+    return MakeError(ErrorKind::kCorruptRecords, payload_offset_ - 4, &batch,
+                     absl::StrFormat("%s-compressed message with a null value",
+                                     CompressionName(codec)));
+  }
+  DecompressOptions d;
+  d.max_output = options.max_decompressed_bytes;
+  d.lz4_kafka_legacy_checksum = magic() == 0;
+  if (Error e = Decompress(codec, payload_, d, &out->buffer_); !e.ok()) {
+    e.offset += payload_offset_;
+    e.path = RenderPath(&batch);
+    e.detail += absl::StrFormat(" (message offset %d)", header_.base_offset);
+    return e;
+  }
+  const std::span<const uint8_t> data = out->buffer_;
+  Reader r(data, 0, options.decode);
+  r.set_path(&batch);
+  const bool enforce_crc = options.enforce_crc && RecordsCrcEnforcementEnabled();
+  for (int64_t j = 0; r.ok() && !r.AtEnd(); ++j) {
+    PathNode msg{&batch, "Message", j};
+    r.set_path(&msg);
+    const size_t at = r.offset();
+    const int64_t inner_offset = r.ReadInt64();
+    const size_t size_at = r.offset();
+    const int32_t size = r.ReadInt32();
+    if (!r.ok()) break;
+    if (size < kMinLength[0]) {
+      r.Fail(ErrorKind::kCorruptRecords, size_at,
+             absl::StrFormat("inner message size %d is below the minimum of %d", size,
+                             kMinLength[0]));
+      break;
+    }
+    if (static_cast<size_t>(size) > r.remaining()) {
+      r.Fail(ErrorKind::kCorruptRecords, size_at,
+             absl::StrFormat("inner message size %d but only %d bytes left in the wrapper",
+                             size, r.remaining()));
+      break;
+    }
+    const size_t token = r.PushLimit(static_cast<size_t>(size));
+    const uint32_t crc = r.ReadUint32();
+    const size_t magic_at = r.offset();
+    const int8_t inner_magic = r.ReadInt8();
+    if (r.ok() && inner_magic != magic()) {
+      r.Fail(ErrorKind::kCorruptRecords, magic_at,
+             absl::StrFormat("inner message magic %d differs from the wrapper's magic %d",
+                             inner_magic, magic()));
+    }
+    if (r.ok() && size < kMinLength[inner_magic]) {
+      r.Fail(ErrorKind::kCorruptRecords, size_at,
+             absl::StrFormat("inner message size %d is below the minimum of %d for magic %d",
+                             size, kMinLength[inner_magic], inner_magic));
+    }
+    LegacyBody b;
+    if (r.ok()) ReadLegacyBody(r, inner_magic, &msg, &b);
+    if (r.ok() && !r.AtEnd()) {
+      r.Fail(ErrorKind::kCorruptRecords, r.offset(),
+             absl::StrFormat("inner message size %d but its key and value end %d bytes "
+                             "before its end",
+                             size, r.remaining()));
+    }
+    if (r.ok() && (b.attributes & kAttrCompressionMask) != 0) {
+      r.Fail(ErrorKind::kCorruptRecords, magic_at + 1,
+             absl::StrFormat("nested compression: inner message is %s-compressed (only one "
+                             "level of compressed wrapper is allowed)",
+                             CompressionName(static_cast<Compression>(
+                                 b.attributes & kAttrCompressionMask))));
+    }
+    if (r.ok() && enforce_crc) {
+      const uint32_t computed = Crc32Ieee(data.data() + magic_at, r.offset() - magic_at);
+      if (computed != crc) {
+        r.Fail(ErrorKind::kCrcMismatch, magic_at - 4,
+               absl::StrFormat("inner message: stored 0x%08x, computed 0x%08x (CRC-32)", crc,
+                               computed));
+      }
+    }
+    r.PopLimit(token);
+    if (!r.ok()) break;
+    Record& rec = out->records_.emplace_back();
+    rec.attributes = b.attributes;
+    rec.key = b.key;
+    rec.value = b.value;
+    rec.offset = inner_offset;
+    rec.timestamp = (magic() == 1 && header_.log_append_time()) ? header_.base_timestamp
+                                                                 : b.timestamp;
+    rec.wire_offset = at;
+    rec.wire_size = r.offset() - at;
+  }
+  r.set_path(&batch);
+  if (r.ok() && out->records_.empty()) {
+    r.Fail(ErrorKind::kCorruptRecords, "compressed wrapper holds no messages");
+  }
+  if (!r.ok()) {
+    return InDecompressed(r.error(), payload_offset_, codec, "message at offset",
+                          header_.base_offset);
+  }
+  if (magic() == 1) {
+    // KIP-31: inner offsets are relative; the wrapper carries the last absolute offset.
+    const int64_t base = WrapAdd(header_.base_offset, -out->records_.back().offset);
+    for (Record& rec : out->records_) rec.offset = WrapAdd(base, rec.offset);
+  }
+  return {};
+}
+
+// ------------------------------------------------------------------ control records
+
+Error DecodeControlRecord(const Record& record, ControlRecord* out) {
+  *out = ControlRecord{};
+  if (!record.key) {
+    return MakeError(ErrorKind::kCorruptRecords, 0, nullptr, "control record with a null key");
+  }
+  Reader k(reinterpret_cast<const uint8_t*>(record.key->data()), record.key->size());
+  out->version = k.ReadInt16();
+  out->type = k.ReadInt16();
+  if (!k.ok()) {
+    return MakeError(ErrorKind::kCorruptRecords, 0, nullptr,
+                     absl::StrFormat("control record key of %d bytes (need 4)",
+                                     record.key->size()));
+  }
+  if (out->version == 0 && !k.AtEnd()) {
+    return MakeError(ErrorKind::kCorruptRecords, 4, nullptr,
+                     absl::StrFormat("control record key version 0 of %d bytes (expected 4)",
+                                     record.key->size()));
+  }
+  if (out->type != kControlAbort && out->type != kControlCommit) return {};
+  if (!record.value) {
+    return MakeError(ErrorKind::kCorruptRecords, 0, nullptr,
+                     "transaction marker with a null value");
+  }
+  Reader v(reinterpret_cast<const uint8_t*>(record.value->data()), record.value->size());
+  EndTxnMarker m;
+  m.version = v.ReadInt16();
+  m.coordinator_epoch = v.ReadInt32();
+  if (!v.ok()) {
+    return MakeError(ErrorKind::kCorruptRecords, 0, nullptr,
+                     absl::StrFormat("transaction marker value of %d bytes (need 6)",
+                                     record.value->size()));
+  }
+  if (m.version == 0 && !v.AtEnd()) {
+    return MakeError(ErrorKind::kCorruptRecords, 6, nullptr,
+                     absl::StrFormat("transaction marker version 0 of %d bytes (expected 6)",
+                                     record.value->size()));
+  }
+  out->marker = m;
+  return {};
+}
+
+std::string ControlRecordKey(int16_t type, int16_t version) {
+  Writer w;
+  w.WriteInt16(version);
+  w.WriteInt16(type);
+  return std::string(reinterpret_cast<const char*>(w.data()), w.size());
+}
+
+std::string EndTxnMarkerValue(int32_t coordinator_epoch, int16_t version) {
+  Writer w;
+  w.WriteInt16(version);
+  w.WriteInt32(coordinator_epoch);
+  return std::string(reinterpret_cast<const char*>(w.data()), w.size());
+}
+
+// -------------------------------------------------------------------------- encode
+
+namespace {
+
+size_t VarBytesSize(const std::optional<std::string_view>& b) {
+  return b ? VarintSize(static_cast<int32_t>(b->size())) + b->size() : 1;
+}
+
+bool CheckLength(Writer* w, size_t n, const char* what) {
+  if (n <= static_cast<size_t>(INT32_MAX)) return true;
+  w->Fail(ErrorKind::kStringTooLong, absl::StrFormat("%s of %d bytes (max %d)", what, n,
+                                                     INT32_MAX));
+  return false;
+}
+
+void WriteVarBytes(Writer* w, const std::optional<std::string_view>& b) {
+  if (!b) {
+    w->WriteVarint(-1);
+    return;
+  }
+  w->WriteVarint(static_cast<int32_t>(b->size()));
+  w->WriteRaw(*b);
+}
+
+void WriteRecord(Writer* w, const Record& rec) {
+  if (rec.key && !CheckLength(w, rec.key->size(), "record key")) return;
+  if (rec.value && !CheckLength(w, rec.value->size(), "record value")) return;
+  if (!CheckLength(w, rec.headers.size(), "header count")) return;
+  size_t body = 1 + VarlongSize(rec.timestamp_delta) + VarintSize(rec.offset_delta) +
+                VarBytesSize(rec.key) + VarBytesSize(rec.value) +
+                VarintSize(static_cast<int32_t>(rec.headers.size()));
+  for (const RecordHeader& h : rec.headers) {
+    if (!CheckLength(w, h.key.size(), "header key")) return;
+    if (h.value && !CheckLength(w, h.value->size(), "header value")) return;
+    body += VarintSize(static_cast<int32_t>(h.key.size())) + h.key.size() + VarBytesSize(h.value);
+  }
+  if (!CheckLength(w, body, "record")) return;
+  w->WriteVarint(static_cast<int32_t>(body));
+  w->WriteInt8(rec.attributes);
+  w->WriteVarlong(rec.timestamp_delta);
+  w->WriteVarint(rec.offset_delta);
+  WriteVarBytes(w, rec.key);
+  WriteVarBytes(w, rec.value);
+  w->WriteVarint(static_cast<int32_t>(rec.headers.size()));
+  for (const RecordHeader& h : rec.headers) {
+    w->WriteVarint(static_cast<int32_t>(h.key.size()));
+    w->WriteRaw(h.key);
+    WriteVarBytes(w, h.value);
+  }
+}
+
+}  // namespace
+
+Error AppendRecordBatch(const BatchHeader& header, std::span<const Record> records, Writer* w,
+                        const EncodeBatchOptions& options) {
+  if (!w->ok()) return w->error();
+  if (header.magic != 2) {
+    w->Fail(ErrorKind::kInvalidValue,
+            absl::StrFormat("magic %d: only RecordBatch v2 (magic 2) is encoded", header.magic));
+    return w->error();
+  }
+  const Compression codec = header.compression();
+  if (static_cast<int>(codec) > static_cast<int>(Compression::kZstd)) {
+    w->Fail(ErrorKind::kInvalidValue,
+            absl::StrFormat("invalid compression codec %d", static_cast<int>(codec)));
+    return w->error();
+  }
+  if (!CheckLength(w, records.size(), "records count")) return w->error();
+  const size_t start = w->size();
+  w->WriteInt64(header.base_offset);
+  const size_t length_at = w->ReserveInt32();
+  w->WriteInt32(header.partition_leader_epoch);
+  w->WriteInt8(2);
+  const size_t crc_at = w->ReserveInt32();
+  w->WriteInt16(header.attributes);
+  w->WriteInt32(header.last_offset_delta);
+  w->WriteInt64(header.base_timestamp);
+  w->WriteInt64(header.max_timestamp);
+  w->WriteInt64(header.producer_id);
+  w->WriteInt16(header.producer_epoch);
+  w->WriteInt32(header.base_sequence);
+  w->WriteInt32(static_cast<int32_t>(records.size()));
+  if (codec == Compression::kNone) {
+    for (const Record& rec : records) WriteRecord(w, rec);
+  } else {
+    Writer plain;
+    for (const Record& rec : records) WriteRecord(&plain, rec);
+    if (!plain.ok()) {
+      w->Fail(plain.error().kind, plain.error().detail);
+      return w->error();
+    }
+    std::vector<uint8_t> compressed;
+    if (Error e = Compress(codec, plain.bytes(), &compressed, options.compression_level);
+        !e.ok()) {
+      w->Fail(e.kind, e.detail);
+      return w->error();
+    }
+    w->WriteRaw(compressed.data(), compressed.size());
+  }
+  if (!w->ok()) return w->error();
+  const size_t length = w->size() - start - kLogOverhead;
+  if (!CheckLength(w, length, "batch")) return w->error();
+  w->PatchInt32(length_at, static_cast<int32_t>(length));
+  const uint32_t crc =
+      Crc32c(w->data() + start + kV2AttributesOffset, w->size() - start - kV2AttributesOffset);
+  w->PatchInt32(crc_at, static_cast<int32_t>(crc));
+  return {};
+}
+
+absl::StatusOr<std::string> EncodeRecordBatch(const BatchHeader& header,
+                                              std::span<const Record> records,
+                                              const EncodeBatchOptions& options) {
+  Writer w;
+  if (Error e = AppendRecordBatch(header, records, &w, options); !e.ok()) return e.ToStatus();
+  return std::string(reinterpret_cast<const char*>(w.data()), w.size());
+}
+
+}  // namespace kwire

@@ -1,0 +1,915 @@
+// Record batches: the empty batch, records with keys/values/nulls/headers, every codec,
+// control batches, legacy message sets, hostile framing, truncation and partial batches,
+// and the explain hook. (Records inside messages: records_message_test.cc.)
+#include "codec/records/record_batch.h"
+
+#include <zlib.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "codec/records/crc32c.h"
+#include "codec/records/explain.h"
+#include "codec/records/records_test_util.h"
+#include "codec/wire/test_util.h"
+#include "gtest/gtest.h"
+
+namespace kwire {
+namespace {
+
+using namespace records_testing;  // NOLINT
+using wire_testing::Cat;
+using wire_testing::Hex;
+using wire_testing::ToHex;
+
+// ============================================================== the empty batch
+
+TEST(RecordBatch, EmptyBatchExactly) {
+  const std::vector<uint8_t> expected = Hex(
+      "0000000000000000"  // baseOffset 0
+      "00000031"          // batchLength 49
+      "00000000"          // partitionLeaderEpoch 0
+      "02"                // magic 2
+      "595fb7dd"          // crc
+      "0000"              // attributes
+      "00000000"          // lastOffsetDelta
+      "0000000000000000"  // baseTimestamp
+      "0000000000000000"  // maxTimestamp
+      "0000000000000000"  // producerId
+      "0000"              // producerEpoch
+      "00000000"          // baseSequence
+      "00000000");        // records count
+  ASSERT_EQ(expected.size(), 61u);
+  EXPECT_EQ(Crc32c(expected.data() + 21, 40), 0x595fb7ddu);
+
+  BatchHeader zero;
+  zero.partition_leader_epoch = 0;
+  zero.producer_id = 0;
+  zero.producer_epoch = 0;
+  zero.base_sequence = 0;
+  absl::StatusOr<std::string> enc = EncodeRecordBatch(zero, {});
+  ASSERT_TRUE(enc.ok()) << enc.status();
+  EXPECT_EQ(ToHex(Span(*enc)), ToHex(expected));
+
+  One one = DecodeOne(expected);
+  ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+  BatchHeader want = zero;
+  want.batch_length = 49;
+  want.crc = 0x595fb7dd;
+  EXPECT_EQ(one.view.header(), want);
+  EXPECT_TRUE(one.view.crc_ok());
+  EXPECT_EQ(one.view.computed_crc(), 0x595fb7ddu);
+  EXPECT_EQ(one.view.bytes().size(), 61u);
+  EXPECT_TRUE(one.view.payload().empty());
+  EXPECT_TRUE(one.set.empty());
+}
+
+TEST(RecordBatch, EmptyFieldIsEnd) {
+  BatchIterator it(std::span<const uint8_t>{});
+  BatchView v;
+  EXPECT_FALSE(it.Next(&v));
+  EXPECT_EQ(it.state(), BatchIterator::kEnd);
+  EXPECT_EQ(it.count(), 0u);
+}
+
+// ============================================================== records
+
+TEST(RecordBatch, RecordWireLayout) {
+  // One record: key "a", value "bc", no headers. Body = attributes 00, timestampDelta
+  // 00, offsetDelta 00, key 02 61, value 04 62 63, headers 00 = 9 bytes -> length 0x12.
+  const std::vector<uint8_t> batch = Encode(Header(), {Rec("a", "bc")});
+  One one = DecodeOne(batch);
+  EXPECT_EQ(ToHex(one.view.payload()), "12 00 00 00 02 61 04 62 63 00");
+  ASSERT_TRUE(one.error.ok());
+  ASSERT_EQ(one.set.size(), 1u);
+  EXPECT_EQ(one.set[0].wire_offset, 61u);
+  EXPECT_EQ(one.set[0].wire_size, 10u);
+}
+
+TEST(RecordBatch, KeysValuesNullsHeadersRoundTrip) {
+  const std::vector<Record> recs = SampleRecords();
+  const std::vector<uint8_t> batch = Encode(Header(), recs);
+  One one = DecodeOne(batch);
+  ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+  const BatchHeader& h = one.view.header();
+  EXPECT_EQ(h.base_offset, 100);
+  EXPECT_EQ(h.batch_length, static_cast<int32_t>(batch.size() - 12));
+  EXPECT_EQ(h.partition_leader_epoch, 5);
+  EXPECT_EQ(h.magic, 2);
+  EXPECT_EQ(h.last_offset_delta, 300);
+  EXPECT_EQ(h.producer_id, 4242);
+  EXPECT_EQ(h.producer_epoch, 3);
+  EXPECT_EQ(h.base_sequence, 17);
+  EXPECT_EQ(h.records_count, 6);
+  EXPECT_EQ(one.view.compression(), Compression::kNone);
+  ExpectSameRecords(one.set, recs);
+  EXPECT_FALSE(one.set[1].key.has_value());
+  EXPECT_FALSE(one.set[2].value.has_value());
+  EXPECT_TRUE(one.set[3].key.has_value());
+  EXPECT_EQ(*one.set[3].key, "");
+  EXPECT_FALSE(one.set[4].headers[1].value.has_value());
+  EXPECT_EQ(one.set[4].headers[0].key, "trace");
+  // Absolute offsets and timestamps (CreateTime).
+  EXPECT_EQ(one.set[5].offset, 400);
+  EXPECT_EQ(one.set[3].timestamp, 1700000000000 - 4);
+  // Uncompressed: views point into the input, nothing decompressed.
+  EXPECT_TRUE(one.set.decompressed().empty());
+  EXPECT_GE(one.set[0].key->data(), reinterpret_cast<const char*>(batch.data()));
+  EXPECT_LT(one.set[0].key->data(), reinterpret_cast<const char*>(batch.data() + batch.size()));
+  // Re-encode from the decoded header and records: byte-identical.
+  Writer w;
+  ASSERT_TRUE(AppendRecordBatch(one.view.header(), one.set.records(), &w).ok());
+  EXPECT_EQ(ToHex(w.bytes()), ToHex(batch));
+  // The StatusOr form.
+  absl::StatusOr<RecordSet> set = one.view.records();
+  ASSERT_TRUE(set.ok());
+  ExpectSameRecords(*set, recs);
+}
+
+TEST(RecordBatch, LogAppendTimeUsesMaxTimestamp) {
+  BatchHeader h = Header();
+  h.attributes |= kAttrLogAppendTime;
+  One one = DecodeOne(Encode(h, {Rec("a", "b", 0, 7), Rec("c", "d", 1, 8)}));
+  ASSERT_TRUE(one.error.ok());
+  EXPECT_TRUE(one.view.header().log_append_time());
+  EXPECT_EQ(one.set[0].timestamp, h.max_timestamp);
+  EXPECT_EQ(one.set[1].timestamp, h.max_timestamp);
+}
+
+TEST(RecordBatch, ExtremeDeltasWrapWithoutUndefinedBehaviour) {
+  BatchHeader h = Header(Compression::kNone, INT64_MAX);
+  h.base_timestamp = INT64_MAX;
+  One one = DecodeOne(Encode(h, {Rec("k", "v", INT32_MAX, INT64_MAX)}));
+  ASSERT_TRUE(one.error.ok());
+  EXPECT_EQ(one.set[0].offset_delta, INT32_MAX);
+  EXPECT_EQ(one.set[0].timestamp_delta, INT64_MAX);
+}
+
+TEST(RecordBatch, MultipleBatchesBackToBack) {
+  std::vector<uint8_t> field = Encode(Header(Compression::kNone, 0), {Rec("a", "1")});
+  field = Cat(field, Encode(Header(Compression::kZstd, 1), {Rec("b", "2"), Rec("c", "3", 1)}));
+  field = Cat(field, EmptyBatchBytes());
+  BatchIterator it(field, {}, 1000);
+  std::vector<int64_t> bases;
+  std::vector<size_t> offsets;
+  for (const BatchView& b : it) {
+    bases.push_back(b.header().base_offset);
+    offsets.push_back(b.offset());
+    EXPECT_EQ(b.index(), bases.size() - 1);
+  }
+  EXPECT_EQ(it.state(), BatchIterator::kEnd);
+  EXPECT_EQ(bases, (std::vector<int64_t>{0, 1, 0}));
+  EXPECT_EQ(offsets[0], 1000u);
+  EXPECT_EQ(offsets[2], 1000u + field.size() - 61);
+  EXPECT_EQ(it.count(), 3u);
+}
+
+TEST(RecordBatch, IterationDoesNotDecompress) {
+  // A zstd batch whose payload is garbage: iterating (headers + CRC) succeeds; only
+  // records() reports the codec error.
+  std::vector<uint8_t> field = RawV2(Hex("28b52ffd00112233445566"), 1, 4);
+  field = Cat(field, Encode(Header(), {Rec("k", "v")}));
+  BatchIterator it(field);
+  BatchView a, b;
+  ASSERT_TRUE(it.Next(&a));
+  ASSERT_TRUE(it.Next(&b));
+  EXPECT_FALSE(it.Next(&b));
+  EXPECT_EQ(it.state(), BatchIterator::kEnd);
+  RecordSet set;
+  EXPECT_EQ(a.DecodeRecords({}, &set).kind, ErrorKind::kCompressionError);
+  EXPECT_TRUE(b.DecodeRecords({}, &set).ok());
+}
+
+// ============================================================== compression
+
+TEST(RecordBatch, EveryCodecRoundTrips) {
+  for (Compression c : {Compression::kGzip, Compression::kSnappy, Compression::kLz4,
+                        Compression::kZstd}) {
+    SCOPED_TRACE(CompressionName(c));
+    std::vector<std::string> storage;
+    std::vector<Record> recs;
+    storage.reserve(500);
+    for (int i = 0; i < 500; ++i) storage.push_back("value number " + std::to_string(i * 7));
+    for (int i = 0; i < 500; ++i) {
+      recs.push_back(Rec(i % 3 ? std::optional<std::string_view>("key") : std::nullopt,
+                         storage[static_cast<size_t>(i)], i, i * 2,
+                         i % 5 ? std::vector<RecordHeader>{}
+                               : std::vector<RecordHeader>{{"h", "v"}, {"n", std::nullopt}}));
+    }
+    const std::vector<uint8_t> batch = Encode(Header(c), recs);
+    One one = DecodeOne(batch);
+    ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+    EXPECT_EQ(one.view.compression(), c);
+    EXPECT_LT(one.view.payload().size(), one.set.decompressed().size());
+    ExpectSameRecords(one.set, recs);
+    // Records views point into the RecordSet's buffer and survive a move.
+    RecordSet moved = std::move(one.set);
+    ExpectSameRecords(moved, recs);
+    // Re-encode with the same codec; decodes to the same records.
+    Writer w;
+    ASSERT_TRUE(AppendRecordBatch(one.view.header(), moved.records(), &w).ok());
+    One again = DecodeOne(w.bytes());
+    ASSERT_TRUE(again.error.ok());
+    EXPECT_EQ(again.view.compression(), c);
+    ExpectSameRecords(again.set, recs);
+    // Compression levels are passed through.
+    if (c != Compression::kSnappy) {
+      EncodeBatchOptions o;
+      o.compression_level = 1;
+      absl::StatusOr<std::string> fast = EncodeRecordBatch(Header(c), recs, o);
+      ASSERT_TRUE(fast.ok());
+      One lvl = DecodeOne(Span(*fast));
+      ASSERT_TRUE(lvl.error.ok());
+      ExpectSameRecords(lvl.set, recs);
+    }
+  }
+}
+
+TEST(RecordBatch, RawSnappyPayloadDecodes) {
+  const std::vector<uint8_t> plain = Encode(Header(), {Rec("k", "raw snappy"), Rec("x", "y", 1)});
+  const std::span<const uint8_t> section = std::span(plain).subspan(61);
+  // Raw snappy of a short input: a preamble (length) and one literal.
+  std::vector<uint8_t> raw;
+  raw.push_back(static_cast<uint8_t>(section.size()));
+  raw.push_back(static_cast<uint8_t>((section.size() - 1) << 2));
+  raw.insert(raw.end(), section.begin(), section.end());
+  ASSERT_LT(section.size(), 60u);
+  One one = DecodeOne(RawV2(raw, 2, static_cast<int16_t>(Compression::kSnappy)));
+  ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+  EXPECT_EQ(*one.set[0].value, "raw snappy");
+}
+
+TEST(RecordBatch, CompressionErrorsNameCodecAndBaseOffset) {
+  std::vector<uint8_t> batch = Encode(Header(Compression::kGzip, 777), {Rec("k", "v")});
+  batch[73] ^= 0xff;  // inside the deflate data (the gzip header is bytes 61..70)
+  FixV2(batch);
+  const Error e = RecordsError(batch);
+  EXPECT_EQ(e.kind, ErrorKind::kCompressionError);
+  EXPECT_EQ(e.detail.rfind("gzip: ", 0), 0u) << e.detail;
+  EXPECT_DETAIL(e, "batch baseOffset 777");
+  EXPECT_EQ(e.path, "Batch[0]");
+  EXPECT_GE(e.offset, 61u);
+}
+
+TEST(RecordBatch, DecompressedSizeCap) {
+  static const std::string big(100000, 'z');
+  const std::vector<uint8_t> batch = Encode(Header(Compression::kLz4), {Rec("k", big)});
+  RecordsOptions o;
+  o.max_decompressed_bytes = 50000;
+  const Error e = RecordsError(batch, o);
+  EXPECT_EQ(e.kind, ErrorKind::kCompressionError);
+  EXPECT_DETAIL(e, "lz4: output exceeds the cap of 50000 bytes");
+  EXPECT_DETAIL(e, "batch baseOffset 100");
+  o.max_decompressed_bytes = 200000;
+  EXPECT_TRUE(DecodeOne(batch, o).error.ok());
+}
+
+TEST(RecordBatch, BombInsideABatchStopsAtCap) {
+  // 32 MiB of zeros in one record value, zstd-compressed into a few KiB.
+  const std::string zeros(size_t{32} << 20, '\0');
+  const std::vector<uint8_t> batch = Encode(Header(Compression::kZstd), {Rec("k", zeros)});
+  ASSERT_LT(batch.size(), 64u * 1024);
+  RecordsOptions o;
+  o.max_decompressed_bytes = size_t{4} << 20;
+  const Error e = RecordsError(batch, o);
+  EXPECT_EQ(e.kind, ErrorKind::kCompressionError);
+  EXPECT_DETAIL(e, "exceeds the cap");
+}
+
+// ============================================================== control batches
+
+TEST(RecordBatch, ControlBatchTransactionMarkers) {
+  const std::string commit_key = ControlRecordKey(kControlCommit);
+  const std::string abort_key = ControlRecordKey(kControlAbort);
+  const std::string value = EndTxnMarkerValue(42);
+  EXPECT_EQ(ToHex(Span(commit_key)), "00 00 00 01");
+  EXPECT_EQ(ToHex(Span(value)), "00 00 00 00 00 2a");
+  BatchHeader h = Header();
+  h.attributes = kAttrControl | kAttrTransactional;
+  One one = DecodeOne(Encode(h, {Rec(commit_key, value), Rec(abort_key, value, 1)}));
+  ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+  EXPECT_TRUE(one.view.header().is_control());
+  EXPECT_TRUE(one.view.header().is_transactional());
+  ASSERT_TRUE(one.set[0].control.has_value());
+  EXPECT_EQ(one.set[0].control->type, kControlCommit);
+  ASSERT_TRUE(one.set[0].control->marker.has_value());
+  EXPECT_EQ(one.set[0].control->marker->coordinator_epoch, 42);
+  EXPECT_EQ(one.set[1].control->type, kControlAbort);
+  // KRaft control types: key decoded, value left alone.
+  const std::string leader_key = ControlRecordKey(kControlLeaderChange);
+  One kraft = DecodeOne(Encode(h, {Rec(leader_key, "opaque")}));
+  ASSERT_TRUE(kraft.error.ok());
+  EXPECT_EQ(kraft.set[0].control->type, kControlLeaderChange);
+  EXPECT_FALSE(kraft.set[0].control->marker.has_value());
+}
+
+TEST(RecordBatch, ControlBatchHostile) {
+  BatchHeader h = Header();
+  h.attributes = kAttrControl;
+  const std::string commit_key = ControlRecordKey(kControlCommit);
+  struct Case {
+    std::optional<std::string_view> key, value;
+    const char* detail;
+  } cases[] = {
+      {std::nullopt, "x", "null key"},
+      {std::string_view("\x00\x00\x00", 3), "x", "key of 3 bytes"},
+      {std::string_view("\x00\x00\x00\x01\x00", 5), "x", "key version 0 of 5 bytes"},
+      {commit_key, std::nullopt, "null value"},
+      {commit_key, std::string_view("\x00\x00\x00\x00", 4), "value of 4 bytes"},
+      {commit_key, std::string_view("\x00\x00\x00\x00\x00\x00\x00", 7), "version 0 of 7 bytes"},
+  };
+  for (const Case& c : cases) {
+    const Error e = RecordsError(Encode(h, {Rec(c.key, c.value)}));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_DETAIL(e, c.detail);
+    EXPECT_EQ(e.path, "Batch[0].Record[0]");
+  }
+  // A newer marker version may carry more bytes.
+  const std::string v1 = std::string("\x00\x01\x00\x00\x00\x07\xff", 7);
+  One one = DecodeOne(Encode(h, {Rec(commit_key, v1)}));
+  ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+  EXPECT_EQ(one.set[0].control->marker->version, 1);
+}
+
+// ============================================================== CRC
+
+TEST(RecordBatch, CrcMismatch) {
+  if (!RecordsCrcEnforcementEnabled()) GTEST_SKIP() << "built with KWIRE_FUZZ_SKIP_CRC_CHECK";
+  std::vector<uint8_t> batch = Encode(Header(), {Rec("key", "value")});
+  batch.back() ^= 0x01;  // last header-count byte of the only record
+  const Error e = IterError(batch);
+  EXPECT_EQ(e.kind, ErrorKind::kCrcMismatch);
+  EXPECT_EQ(e.offset, 17u);
+  EXPECT_EQ(e.path, "Batch[0]");
+  EXPECT_DETAIL(e, "stored 0x");
+  EXPECT_DETAIL(e, "computed 0x");
+  EXPECT_DETAIL(e, "CRC-32C");
+  // Not enforced: the batch is yielded and reports its status.
+  RecordsOptions o;
+  o.enforce_crc = false;
+  BatchIterator it(batch, o);
+  BatchView v;
+  ASSERT_TRUE(it.Next(&v));
+  EXPECT_FALSE(v.crc_ok());
+  EXPECT_EQ(v.computed_crc(), Crc32c(batch.data() + 21, batch.size() - 21));
+}
+
+TEST(RecordBatch, CrcEnforcementBuildOption) {
+  // Fuzz builds (KWIRE_FUZZ_SKIP_CRC_CHECK) compute but never enforce.
+  std::vector<uint8_t> batch = Encode(Header(), {Rec("key", "value")});
+  batch[18] ^= 0x40;  // the stored CRC
+  BatchIterator it(batch);
+  BatchView v;
+  if (RecordsCrcEnforcementEnabled()) {
+    EXPECT_FALSE(it.Next(&v));
+    EXPECT_EQ(it.error().kind, ErrorKind::kCrcMismatch);
+  } else {
+    ASSERT_TRUE(it.Next(&v));
+    EXPECT_FALSE(v.crc_ok());
+  }
+}
+
+// ============================================================== hostile framing
+
+TEST(RecordBatchHostile, Magic) {
+  for (int magic : {3, 7, -1, 127}) {
+    std::vector<uint8_t> batch = Encode(Header(), {Rec("k", "v")});
+    batch[16] = static_cast<uint8_t>(magic);
+    const Error e = IterError(batch);
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_EQ(e.offset, 16u);
+    EXPECT_DETAIL(e, absl::StrFormat("magic %d (expected 0, 1 or 2)", magic));
+  }
+}
+
+TEST(RecordBatchHostile, BatchLength) {
+  std::vector<uint8_t> batch = EmptyBatchBytes();
+  for (int32_t len : {-1, 0, 13, 48}) {
+    std::vector<uint8_t> b = batch;
+    SetBe32(b, 8, static_cast<uint32_t>(len));
+    const Error e = IterError(b);
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords) << len;
+    EXPECT_EQ(e.offset, 8u);
+    EXPECT_DETAIL(e, absl::StrFormat("batchLength %d is below the minimum", len));
+  }
+  // batchLength beyond the bytes at the end of the field: a partial batch, not an error.
+  std::vector<uint8_t> b = batch;
+  SetBe32(b, 8, 1000);
+  BatchIterator it(b);
+  BatchView v;
+  EXPECT_FALSE(it.Next(&v));
+  EXPECT_EQ(it.state(), BatchIterator::kPartialBatch);
+  EXPECT_EQ(it.partial_need(), 1012u);
+  EXPECT_EQ(it.partial_have(), 61u);
+}
+
+TEST(RecordBatchHostile, BatchLengthShorterThanRecords) {
+  // batchLength cut by 3 (CRC recomputed over the shorter batch): the records no longer
+  // fit, and the 3 bytes left over are a partial batch.
+  std::vector<uint8_t> b = Encode(Header(), {Rec("key", "value"), Rec("k2", "v2", 1)});
+  FixV2(b, 0, b.size() - 3);
+  BatchIterator it(b);
+  BatchView v;
+  ASSERT_TRUE(it.Next(&v));
+  RecordSet set;
+  const Error e = v.DecodeRecords({}, &set);
+  EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+  EXPECT_EQ(e.path, "Batch[0].Record[1]");
+  EXPECT_FALSE(it.Next(&v));
+  EXPECT_EQ(it.state(), BatchIterator::kPartialBatch);
+}
+
+TEST(RecordBatchHostile, RecordsCountVersusRecordsPresent) {
+  const std::vector<uint8_t> two =
+      Encode(Header(), {Rec("key-a", "value-a-long"), Rec("key-b", "value-b-long", 1)});
+  const std::span<const uint8_t> section = std::span(two).subspan(61);
+  const size_t first = section.size() / 2;  // both records have the same size
+  {  // more declared than present
+    const Error e = RecordsError(RawV2(section, 3));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_DETAIL(e, "records count 3 but only 2 records present");
+    EXPECT_EQ(e.path, "Batch[0].Record[2]");
+    EXPECT_EQ(e.offset, 61u + section.size());
+  }
+  {  // fewer declared than present
+    const Error e = RecordsError(RawV2(section, 1));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_DETAIL(e, absl::StrFormat("records count 1 but %d bytes follow the last record", first));
+    EXPECT_EQ(e.offset, 61u + first);
+    EXPECT_EQ(e.path, "Batch[0]");
+  }
+  {  // zero declared, records present
+    const Error e = RecordsError(RawV2(section, 0));
+    EXPECT_DETAIL(e, absl::StrFormat("records count 0 but %d bytes follow", section.size()));
+  }
+  {  // negative
+    const Error e = RecordsError(RawV2(section, -1));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_EQ(e.offset, 57u);
+    EXPECT_DETAIL(e, "negative records count -1");
+  }
+  {  // huge: refused before anything is reserved
+    const Error e = RecordsError(RawV2(section, 1000000000));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_EQ(e.offset, 57u);
+    EXPECT_DETAIL(e, absl::StrFormat("records count 1000000000 but the records section holds "
+                                     "only %d bytes",
+                                     section.size()));
+  }
+  {  // compressed: the same checks after decompression
+    std::vector<uint8_t> z;
+    ASSERT_TRUE(Compress(Compression::kZstd, section, &z).ok());
+    const Error e = RecordsError(RawV2(z, 3, static_cast<int16_t>(Compression::kZstd)));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_EQ(e.offset, 61u);  // the payload's first byte
+    EXPECT_DETAIL(e, absl::StrFormat("at byte %d of the decompressed zstd payload of batch at "
+                                     "baseOffset 0",
+                                     section.size()));
+    EXPECT_DETAIL(e, "records count 3 but only 2 records present");
+  }
+}
+
+TEST(RecordBatchHostile, RecordLengthVersusBytesUsed) {
+  // Record: length 0x12 (9), attributes, ts, od, key 02 61, value 04 62 63, headers 00.
+  {  // length larger than the fields: one stray byte inside the record
+    const Error e = RecordsError(RawV2(Hex("14 00 00 00 02 61 04 62 63 00 ff"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_DETAIL(e, "record length 10 but its fields use 9 bytes");
+    EXPECT_EQ(e.offset, 61u + 10u);
+    EXPECT_EQ(e.path, "Batch[0].Record[0]");
+  }
+  {  // length smaller than the fields
+    const Error e = RecordsError(RawV2(Hex("0e 00 00 00 02 61 04 62 63 00"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_DETAIL(e, "overruns its enclosing record or batch");
+    EXPECT_EQ(e.path, "Batch[0].Record[0].Value");
+  }
+  {  // length beyond the batch
+    const Error e = RecordsError(RawV2(Hex("7e 00 00 00 02 61 04 62 63 00"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_DETAIL(e, "record length 63 but only 9 bytes left in the batch");
+  }
+  {  // negative
+    const Error e = RecordsError(RawV2(Hex("03 00 00 00 02 61 04 62 63 00"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kInvalidLength);
+    EXPECT_DETAIL(e, "record length -2");
+  }
+}
+
+TEST(RecordBatchHostile, NegativeLengthsOtherThanMinusOne) {
+  {  // key length -2
+    const Error e = RecordsError(RawV2(Hex("0e 00 00 00 03 04 62 63 00"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kInvalidLength);
+    EXPECT_DETAIL(e, "key length -2");
+    EXPECT_EQ(e.path, "Batch[0].Record[0].Key");
+    EXPECT_EQ(e.offset, 61u + 4u);
+  }
+  {  // value length -5
+    const Error e = RecordsError(RawV2(Hex("0c 00 00 00 02 61 09 00"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kInvalidLength);
+    EXPECT_DETAIL(e, "value length -5");
+    EXPECT_EQ(e.path, "Batch[0].Record[0].Value");
+  }
+  {  // header count -1
+    const Error e = RecordsError(RawV2(Hex("0c 00 00 00 01 01 01"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kInvalidLength);
+    EXPECT_DETAIL(e, "header count -1");
+    EXPECT_EQ(e.path, "Batch[0].Record[0].Headers");
+  }
+  {  // header key length -1 (header keys are not nullable)
+    const Error e = RecordsError(RawV2(Hex("10 00 00 00 01 01 02 01 01"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kInvalidLength);
+    EXPECT_DETAIL(e, "header key length -1");
+    EXPECT_EQ(e.path, "Batch[0].Record[0].Headers[0].Key");
+  }
+  {  // header value length -3
+    const Error e = RecordsError(RawV2(Hex("12 00 00 00 01 01 02 02 61 05"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kInvalidLength);
+    EXPECT_DETAIL(e, "header value length -3");
+    EXPECT_EQ(e.path, "Batch[0].Record[0].Headers[0].Value");
+  }
+  {  // with the Java quirk, -3 reads as null
+    RecordsOptions o;
+    o.decode.quirks = kQuirkAnyNegativeLengthIsNull;
+    One one = DecodeOne(RawV2(Hex("12 00 00 00 01 01 02 02 61 05"), 1), o);
+    ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+    EXPECT_FALSE(one.set[0].headers[0].value.has_value());
+  }
+}
+
+TEST(RecordBatchHostile, HeaderCountVersusBytes) {
+  // Header count 100 with 2 bytes left in the record.
+  const Error e = RecordsError(RawV2(Hex("12 00 00 00 01 01 c8 01 02 61"), 1));
+  EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+  EXPECT_DETAIL(e, "header count 100 but only 2 bytes left in the record");
+  // Header count 2 with one header present.
+  const Error e2 = RecordsError(RawV2(Hex("14 00 00 00 01 01 04 02 61 01 02"), 1));
+  EXPECT_EQ(e2.kind, ErrorKind::kCorruptRecords);
+  EXPECT_EQ(e2.path, "Batch[0].Record[0].Headers[1].Key");
+}
+
+TEST(RecordBatchHostile, Varints) {
+  {  // record length varint of 6 bytes
+    const Error e = RecordsError(RawV2(Hex("ff ff ff ff ff 01 00"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kVarintTooLong);
+    EXPECT_EQ(e.offset, 61u);
+  }
+  {  // timestampDelta varlong of 11 bytes
+    const Error e = RecordsError(RawV2(Hex("20 00 ff ff ff ff ff ff ff ff ff ff 01 00 01 01 00"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kVarintTooLong);
+    EXPECT_EQ(e.offset, 63u);
+  }
+  {  // non-canonical (overlong) varint: strict by default, accepted by the quirk
+    const std::vector<uint8_t> b = RawV2(Hex("10 00 00 00 82 00 61 01 00"), 1);
+    const Error e = RecordsError(b);
+    EXPECT_EQ(e.kind, ErrorKind::kVarintNonCanonical);
+    RecordsOptions o;
+    o.decode.quirks = kQuirkNonCanonicalVarint;
+    EXPECT_TRUE(DecodeOne(b, o).error.ok());
+  }
+}
+
+TEST(RecordBatchHostile, InvalidCodec) {
+  for (int codec : {5, 6, 7}) {
+    const Error e = RecordsError(RawV2(Hex("00"), 1, static_cast<int16_t>(codec)));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_EQ(e.offset, 21u);
+    EXPECT_DETAIL(e, absl::StrFormat("invalid compression codec %d", codec));
+  }
+}
+
+TEST(RecordBatchHostile, ErrorsCarryFieldOffsetAndCallerPath) {
+  std::vector<uint8_t> field = Encode(Header(), {Rec("a", "b")});
+  field = Cat(field, RawV2(Hex("0e 00 00 00 03 04 62 63 00"), 1));
+  PathNode fetch{nullptr, "FetchResponse", -1};
+  PathNode records{&fetch, "Records", -1};
+  BatchIterator it(field, {}, 5000, &records);
+  BatchView v;
+  ASSERT_TRUE(it.Next(&v));
+  ASSERT_TRUE(it.Next(&v));
+  RecordSet set;
+  const Error e = v.DecodeRecords({}, &set);
+  EXPECT_EQ(e.kind, ErrorKind::kInvalidLength);
+  EXPECT_EQ(e.path, "FetchResponse.Records.Batch[1].Record[0].Key");
+  EXPECT_EQ(e.offset, 5000 + (field.size() - 70) + 61 + 4);
+  EXPECT_TRUE(set.empty());
+}
+
+// ============================================================== truncation
+
+TEST(RecordBatchTruncation, EveryPrefixOfABatchIsPartial) {
+  const std::vector<uint8_t> batch = Encode(Header(), SampleRecords());
+  for (size_t n = 1; n < batch.size(); ++n) {
+    BatchIterator it(std::span<const uint8_t>(batch).first(n));
+    BatchView v;
+    EXPECT_FALSE(it.Next(&v)) << n;
+    ASSERT_EQ(it.state(), BatchIterator::kPartialBatch) << n << ": " << it.error().ToString();
+    EXPECT_EQ(it.partial_have(), n);
+    EXPECT_EQ(it.partial_need(), n >= 12 ? batch.size() : 0u) << n;
+    EXPECT_EQ(it.partial_offset(), 0u);
+  }
+}
+
+TEST(RecordBatchTruncation, PartialTrailingBatchAfterCompleteOnes) {
+  const std::vector<uint8_t> first = Encode(Header(Compression::kNone, 0), {Rec("a", "1")});
+  const std::vector<uint8_t> second = Encode(Header(Compression::kGzip, 1), SampleRecords());
+  for (size_t n = 1; n < second.size(); n += 7) {
+    const std::vector<uint8_t> field = Cat(first, std::span(second).first(n));
+    BatchIterator it(field, {}, 40);
+    BatchView v;
+    ASSERT_TRUE(it.Next(&v));
+    EXPECT_TRUE(v.records().ok());
+    EXPECT_FALSE(it.Next(&v));
+    EXPECT_EQ(it.state(), BatchIterator::kPartialBatch);
+    EXPECT_EQ(it.partial_offset(), 40 + first.size());
+    EXPECT_EQ(it.partial_have(), n);
+    EXPECT_TRUE(it.error().ok());
+  }
+}
+
+TEST(RecordBatchTruncation, RecordsCutAtEveryOffsetWithFixedFraming) {
+  // Cut the records section at every byte, fixing batchLength and the CRC so that the
+  // framing is "complete": every cut must be a precise error, never a crash.
+  for (Compression c : {Compression::kNone, Compression::kZstd, Compression::kGzip,
+                        Compression::kSnappy, Compression::kLz4}) {
+    const std::vector<uint8_t> batch = Encode(Header(c), SampleRecords());
+    for (size_t n = 61; n < batch.size(); ++n) {
+      std::vector<uint8_t> cut(batch.begin(), batch.begin() + static_cast<ptrdiff_t>(n));
+      FixV2(cut);
+      One one = DecodeOne(cut);
+      if (c == Compression::kSnappy && n == 61 + 16) {
+        // The xerial header alone decompresses to nothing: a count mismatch.
+        EXPECT_EQ(one.error.kind, ErrorKind::kCorruptRecords);
+        continue;
+      }
+      ASSERT_FALSE(one.error.ok()) << CompressionName(c) << " cut at " << n;
+      if (c == Compression::kNone) {
+        EXPECT_EQ(one.error.kind, ErrorKind::kCorruptRecords) << n << one.error.ToString();
+      } else {
+        EXPECT_TRUE(one.error.kind == ErrorKind::kCompressionError ||
+                    one.error.kind == ErrorKind::kCorruptRecords)
+            << one.error.ToString();
+      }
+    }
+  }
+}
+
+TEST(RecordBatchTruncation, RandomCorruptionNeverCrashes) {
+  std::mt19937 rng(99);
+  for (Compression c : {Compression::kNone, Compression::kZstd, Compression::kLz4}) {
+    const std::vector<uint8_t> batch = Encode(Header(c), SampleRecords());
+    RecordsOptions o;
+    o.enforce_crc = false;
+    o.max_decompressed_bytes = 1 << 20;
+    for (int i = 0; i < 500; ++i) {
+      std::vector<uint8_t> m = batch;
+      for (int k = 0; k < 4; ++k) m[rng() % m.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
+      BatchIterator it(m, o);
+      BatchView v;
+      while (it.Next(&v)) {
+        RecordSet set;
+        (void)v.DecodeRecords(o, &set);
+        (void)ExplainRecords(m);
+      }
+    }
+  }
+}
+
+// ============================================================== legacy message sets
+
+TEST(LegacyMessages, UncompressedMagic0And1) {
+  std::vector<uint8_t> field = LegacyText(0, 10, -1, "k0", "v0");
+  field = Cat(field, LegacyText(1, 11, 1600000000000, std::nullopt, "v1"));
+  field = Cat(field, Legacy(1, 12, kAttrLogAppendTime, 1600000000001, "k2", std::nullopt));
+  BatchIterator it(field);
+  std::vector<Record> got;
+  std::vector<int8_t> magics;
+  for (const BatchView& b : it) {
+    magics.push_back(b.magic());
+    EXPECT_TRUE(b.crc_ok());
+    EXPECT_EQ(b.header().records_count, 1);
+    absl::StatusOr<RecordSet> set = b.records();
+    ASSERT_TRUE(set.ok()) << set.status();
+    ASSERT_EQ(set->size(), 1u);
+    got.push_back((*set)[0]);
+  }
+  EXPECT_EQ(it.state(), BatchIterator::kEnd) << it.error().ToString();
+  EXPECT_EQ(magics, (std::vector<int8_t>{0, 1, 1}));
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].offset, 10);
+  EXPECT_EQ(got[0].timestamp, -1);
+  EXPECT_EQ(*got[0].key, "k0");
+  EXPECT_EQ(*got[0].value, "v0");
+  EXPECT_FALSE(got[1].key.has_value());
+  EXPECT_EQ(got[1].timestamp, 1600000000000);
+  EXPECT_FALSE(got[2].value.has_value());
+  EXPECT_EQ(got[2].offset, 12);
+  EXPECT_EQ(got[0].wire_size, 12u + 14u + 4u);
+}
+
+std::vector<uint8_t> InnerSet(int8_t magic, bool relative, int64_t last_offset) {
+  std::vector<uint8_t> inner;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t off = relative ? i : last_offset - 2 + i;
+    inner = Cat(inner, LegacyText(magic, off, 1500000000000 + i, "k" + std::to_string(i),
+                                  "inner value " + std::to_string(i)));
+  }
+  return inner;
+}
+
+TEST(LegacyMessages, CompressedWrappers) {
+  for (Compression c : {Compression::kGzip, Compression::kSnappy, Compression::kLz4}) {
+    for (int8_t magic : {int8_t{0}, int8_t{1}}) {
+      SCOPED_TRACE(absl::StrFormat("%s magic %d", CompressionName(c), magic));
+      // Magic 1 (KIP-31): relative inner offsets 0..2, wrapper offset = last absolute
+      // offset (52). Magic 0: absolute inner offsets.
+      const std::vector<uint8_t> inner = InnerSet(magic, magic == 1, 52);
+      std::vector<uint8_t> z;
+      ASSERT_TRUE(Compress(c, inner, &z).ok());
+      if (c == Compression::kLz4 && magic == 0) {
+        // Kafka's magic-0 LZ4 frames carry the broken header checksum.
+        z[6] = static_cast<uint8_t>(compression_internal::XxHash32(z.data(), 6, 0) >> 8);
+      }
+      const std::vector<uint8_t> wrapper =
+          Legacy(magic, 52, static_cast<int8_t>(c), 1500000000999, std::nullopt,
+                 std::span<const uint8_t>(z));
+      One one = DecodeOne(wrapper);
+      ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+      EXPECT_EQ(one.view.header().records_count, -1);
+      EXPECT_EQ(one.view.compression(), c);
+      ASSERT_EQ(one.set.size(), 3u);
+      for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(one.set[static_cast<size_t>(i)].offset, 50 + i);
+        EXPECT_EQ(*one.set[static_cast<size_t>(i)].value, "inner value " + std::to_string(i));
+        EXPECT_EQ(one.set[static_cast<size_t>(i)].timestamp,
+                  magic == 1 ? 1500000000000 + i : -1);
+      }
+    }
+  }
+}
+
+TEST(LegacyMessages, LogAppendTimeWrapperOverridesInnerTimestamps) {
+  std::vector<uint8_t> z;
+  ASSERT_TRUE(Compress(Compression::kGzip, InnerSet(1, true, 2), &z).ok());
+  const std::vector<uint8_t> wrapper =
+      Legacy(1, 2, static_cast<int8_t>(1 | kAttrLogAppendTime), 1234, std::nullopt,
+             std::span<const uint8_t>(z));
+  One one = DecodeOne(wrapper);
+  ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+  for (const Record& r : one.set) EXPECT_EQ(r.timestamp, 1234);
+}
+
+TEST(LegacyMessages, Hostile) {
+  auto wrap = [](int8_t magic, std::span<const uint8_t> inner, int8_t codec = 1) {
+    std::vector<uint8_t> z;
+    EXPECT_TRUE(Compress(static_cast<Compression>(codec), inner, &z).ok());
+    return Legacy(magic, 0, codec, 0, std::nullopt, std::span<const uint8_t>(z));
+  };
+  {  // nested compression: an inner message that is itself compressed
+    const std::vector<uint8_t> inner_wrapper = wrap(1, InnerSet(1, true, 2));
+    const Error e = RecordsError(wrap(1, inner_wrapper));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_DETAIL(e, "nested compression: inner message is gzip-compressed");
+    EXPECT_EQ(e.path, "Batch[0].Message[0]");
+  }
+  {  // inner magic differs from the wrapper's
+    const Error e = RecordsError(wrap(1, InnerSet(0, false, 2)));
+    EXPECT_DETAIL(e, "inner message magic 0 differs from the wrapper's magic 1");
+  }
+  {  // zstd needs magic 2
+    const std::vector<uint8_t> one_byte = Hex("00");
+    const Error e =
+        RecordsError(Legacy(1, 0, 4, 0, std::nullopt, std::span<const uint8_t>(one_byte)));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_EQ(e.offset, 17u);
+    EXPECT_DETAIL(e, "zstd compression requires magic 2");
+  }
+  {  // null value in a compressed wrapper
+    const Error e = RecordsError(Legacy(0, 0, 1, 0, std::nullopt, std::nullopt));
+    EXPECT_DETAIL(e, "gzip-compressed message with a null value");
+  }
+  {  // empty wrapper
+    const Error e = RecordsError(wrap(0, {}));
+    EXPECT_DETAIL(e, "compressed wrapper holds no messages");
+  }
+  if (RecordsCrcEnforcementEnabled()) {  // inner CRC mismatch
+    std::vector<uint8_t> inner = InnerSet(1, true, 2);
+    inner.back() ^= 1;
+    const Error e = RecordsError(wrap(1, inner));
+    EXPECT_EQ(e.kind, ErrorKind::kCrcMismatch);
+    EXPECT_DETAIL(e, "inner message: stored 0x");
+  }
+  {  // inner message cut short inside the wrapper
+    std::vector<uint8_t> inner = InnerSet(1, true, 2);
+    inner.resize(inner.size() - 3);
+    const Error e = RecordsError(wrap(1, inner));
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_DETAIL(e, "inner message size");
+  }
+  if (RecordsCrcEnforcementEnabled()) {  // outer CRC mismatch (CRC-32 at byte 12)
+    std::vector<uint8_t> m = LegacyText(1, 0, 0, "k", "v");
+    m.back() ^= 1;
+    const Error e = IterError(m);
+    EXPECT_EQ(e.kind, ErrorKind::kCrcMismatch);
+    EXPECT_EQ(e.offset, 12u);
+    EXPECT_DETAIL(e, "CRC-32 of bytes 16..");
+  }
+  {  // key and value shorter than the message size
+    std::vector<uint8_t> m = LegacyText(0, 0, 0, "k", "v");
+    m.push_back(0);
+    SetBe32(m, 8, static_cast<uint32_t>(m.size() - 12));
+    SetBe32(m, 12, crc32(0, m.data() + 16, static_cast<uInt>(m.size() - 16)));
+    const Error e = IterError(m);
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_DETAIL(e, "end 1 bytes before its end");
+  }
+  {  // value length beyond the message
+    std::vector<uint8_t> m = LegacyText(0, 0, 0, "k", "v");
+    SetBe32(m, m.size() - 5, 9);
+    SetBe32(m, 12, crc32(0, m.data() + 16, static_cast<uInt>(m.size() - 16)));
+    const Error e = IterError(m);
+    EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+    EXPECT_EQ(e.path, "Batch[0].Value");
+  }
+  {  // message size below the magic-1 minimum
+    std::vector<uint8_t> m = LegacyText(1, 0, 0, std::nullopt, "");
+    SetBe32(m, 8, 20);
+    const Error e = IterError(m);
+    EXPECT_DETAIL(e, "below the minimum of 22 bytes for magic 1");
+  }
+  {  // partial legacy message at the end
+    const std::vector<uint8_t> m = LegacyText(1, 0, 0, "k", "value");
+    BatchIterator it(std::span<const uint8_t>(m).first(m.size() - 1));
+    BatchView v;
+    EXPECT_FALSE(it.Next(&v));
+    EXPECT_EQ(it.state(), BatchIterator::kPartialBatch);
+  }
+}
+
+// ============================================================== explain hook
+
+TEST(RecordsExplain, RendersBatchesRecordsAndStatus) {
+  static const std::string long_value(500, 'L');
+  std::vector<uint8_t> field = Encode(Header(Compression::kNone, 0), {Rec("user-1", "hello")});
+  field = Cat(field, Encode(Header(Compression::kZstd, 1),
+                            {Rec(std::nullopt, long_value, 0, 0, {{"trace", "\x01\x02"}})}));
+  std::vector<uint8_t> bad = Encode(Header(Compression::kNone, 2), {Rec("k", "v")});
+  bad[20] ^= 1;  // CRC mismatch: shown, not enforced
+  field = Cat(field, bad);
+  field = Cat(field, std::span<const uint8_t>(EmptyBatchBytes()).first(20));  // partial
+  ExplainOptions o;
+  o.max_value_bytes = 16;
+  const std::vector<ExplainNode> nodes = ExplainRecords(field, o, 100);
+  ASSERT_EQ(nodes.size(), 4u);
+  EXPECT_EQ(nodes[0].name, "Batch[0]");
+  EXPECT_EQ(nodes[0].type, "RecordBatch v2");
+  EXPECT_EQ(nodes[0].offset, 100u);
+  EXPECT_EQ(nodes[3].name, "partial batch");
+  const std::string text = RenderExplainText(nodes);
+  for (const char* want : {
+           "Batch[0] @100: magic 2, baseOffset 0, 1 records, none, CreateTime, crc ok",
+           "baseOffset @100: 0",
+           "recordsCount @157: 1",
+           "Record[0] @161: offset 0, timestamp 1700000000000",
+           "key: \"user-1\"",
+           "value: \"hello\"",
+           "compression: zstd",
+           "key: null",
+           "value: \"LLLLLLLLLLLLLLLL\" … (500 bytes)",
+           "Headers[0]: \"trace\" = 01 02",
+           "crcCheck: 0x",
+           "(MISMATCH, computed 0x",
+           "partial batch @",
+           ": 20 of 61 bytes (normal at the end of a Fetch response)",
+       }) {
+    EXPECT_NE(text.find(want), std::string::npos) << "missing: " << want << "\n" << text;
+  }
+}
+
+TEST(RecordsExplain, ErrorsBecomeNodes) {
+  std::vector<uint8_t> field = RawV2(Hex("0e 00 00 00 03 04 62 63 00"), 1);
+  std::vector<ExplainNode> nodes = ExplainRecords(field);
+  const std::string text = RenderExplainText(nodes);
+  EXPECT_NE(text.find("error @65: invalid length at byte 65 in Batch[0].Record[0].Key"),
+            std::string::npos)
+      << text;
+  field[16] = 9;
+  nodes = ExplainRecords(field);
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0].name, "error");
+  EXPECT_NE(nodes[0].value.find("magic 9"), std::string::npos);
+}
+
+TEST(RecordsExplain, AbbreviateBytes) {
+  EXPECT_EQ(AbbreviateBytes(std::nullopt, 8), "null");
+  EXPECT_EQ(AbbreviateBytes("", 8), "\"\"");
+  EXPECT_EQ(AbbreviateBytes("a\"b\n", 8), "\"a\\\"b\\n\"");
+  EXPECT_EQ(AbbreviateBytes(std::string_view("\x00\xff", 2), 8), "00 ff");
+  EXPECT_EQ(AbbreviateBytes("abcdefghij", 4), "\"abcd\" … (10 bytes)");
+}
+
+}  // namespace
+}  // namespace kwire

@@ -1,0 +1,966 @@
+// Hostile input (issue 3): each kind of malformed input is tested over every message it
+// applies to (every API × direction × version), not on one hand-picked frame.
+//
+// How the loops find what to corrupt: the documented minimal instance of a message
+// (conformance/README.md) holds every non-tagged field of its version, with empty
+// strings and bytes, one-element arrays, non-null nullables and no tags. FindSlots()
+// overwrites each candidate position of its frame with a hostile length and keeps the
+// positions where the decoder rejects a length *read at exactly that byte*. Reads are
+// sequential and the bytes before the position are unchanged, so an error at that byte
+// can only come from a length read starting there: the slots are exactly the length
+// prefixes, array counts and tagged-field counts of the frame, header included.
+//
+// Allocation is measured by replacing the global operator new/delete (for the whole
+// codec_test binary; ASan still checks every block, the counters only add up sizes).
+#include <malloc.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <map>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "codec/generated/api_versions_response.h"
+#include "codec/generated/fetch_request.h"
+#include "codec/generated/fetch_response.h"
+#include "codec/generated/metadata_request.h"
+#include "codec/protocol/frame_test_util.h"
+
+// ---- Heap accounting: live bytes and the peak since the last PeakHeap was opened.
+namespace {
+struct HeapCounter {
+  int64_t live = 0;
+  int64_t peak = 0;
+};
+HeapCounter g_heap;
+
+void* CountedNew(std::size_t n) {
+  void* p = std::malloc(n == 0 ? 1 : n);
+  if (p == nullptr) throw std::bad_alloc();
+  g_heap.live += static_cast<int64_t>(malloc_usable_size(p));
+  g_heap.peak = std::max(g_heap.peak, g_heap.live);
+  return p;
+}
+void CountedDelete(void* p) noexcept {
+  if (p == nullptr) return;
+  g_heap.live -= static_cast<int64_t>(malloc_usable_size(p));
+  std::free(p);
+}
+}  // namespace
+
+void* operator new(std::size_t n) { return CountedNew(n); }
+void* operator new[](std::size_t n) { return CountedNew(n); }
+void operator delete(void* p) noexcept { CountedDelete(p); }
+void operator delete[](void* p) noexcept { CountedDelete(p); }
+void operator delete(void* p, std::size_t) noexcept { CountedDelete(p); }
+void operator delete[](void* p, std::size_t) noexcept { CountedDelete(p); }
+
+namespace kwire {
+namespace {
+
+using frame_testing::AllCases;
+using frame_testing::Case;
+using frame_testing::CaseOf;
+using frame_testing::Decoded;
+using frame_testing::DecodeFrame;
+using frame_testing::EncodeFrame;
+using frame_testing::ErrorOf;
+using frame_testing::Int16Bytes;
+using frame_testing::Int32Bytes;
+using frame_testing::Minimal;
+using frame_testing::Rich;
+using frame_testing::Splice;
+using frame_testing::Uvarint;
+using wire_testing::Hex;
+using wire_testing::ToHex;
+using Bytes = std::vector<uint8_t>;
+
+constexpr auto kRequest = Direction::kRequest;
+constexpr auto kResponse = Direction::kResponse;
+
+/// Heap bytes allocated at the peak since construction, beyond what was live then.
+class PeakHeap {
+ public:
+  PeakHeap() : base_(g_heap.live) { g_heap.peak = g_heap.live; }
+  size_t bytes() const { return static_cast<size_t>(g_heap.peak - base_); }
+
+ private:
+  int64_t base_;
+};
+
+/// The allocation bound asserted for a hostile frame of n bytes.
+constexpr size_t kBytesPerFrameByte = 64;
+constexpr size_t kFixedAllocation = 16 * 1024;  // the message object, error text, Status
+size_t AllocationBound(size_t frame_bytes) {
+  return kBytesPerFrameByte * frame_bytes + kFixedAllocation;
+}
+/// Error text (path, detail, Status) on top of a clean decode: what a rejected length or
+/// count may cost beyond decoding the unmodified frame. Nothing proportional to it.
+constexpr size_t kErrorSlack = 1024;
+
+struct Measured {
+  Error error;      ///< kOk when the frame decoded.
+  size_t peak = 0;  ///< Peak heap bytes while decoding.
+};
+
+/// Decodes a frame of `c` through the public API, measuring the heap.
+Measured DecodeMeasured(const Case& c, std::span<const uint8_t> frame) {
+  Measured m;
+  PeakHeap heap;
+  if (c.request()) {
+    auto f = DecodeRequestFrame(frame);
+    m.peak = heap.bytes();
+    m.error = ErrorOf(f.status());
+  } else {
+    auto f = DecodeResponseFrame(frame, c.api->api_key, c.version);
+    m.peak = heap.bytes();
+    m.error = ErrorOf(f.status());
+  }
+  return m;
+}
+
+// ---- Slots: the length prefixes and counts of a minimal frame (see the file comment).
+
+enum class SlotKind { kString, kBytes, kArray, kTagCount };
+
+const char* SlotKindName(SlotKind k) {
+  switch (k) {
+    case SlotKind::kString: return "string";
+    case SlotKind::kBytes: return "bytes";
+    case SlotKind::kArray: return "array";
+    case SlotKind::kTagCount: return "tag count";
+  }
+  return "?";
+}
+
+struct Slot {
+  size_t at;         ///< Offset of the length / count in the frame.
+  bool compact;      ///< uvarint (1 byte in a minimal frame) or int16/int32.
+  SlotKind kind;
+  std::string path;  ///< The field path the decoder reports for it.
+
+  size_t width() const { return compact ? 1 : kind == SlotKind::kString ? 2 : 4; }
+  std::string Describe() const {
+    return absl::StrFormat("%s %s at byte %d (%s)", compact ? "compact" : "classic",
+                           SlotKindName(kind), at, path);
+  }
+  friend bool operator==(const Slot&, const Slot&) = default;
+};
+
+std::vector<Slot> FindSlots(const Case& c, const Bytes& frame) {
+  std::vector<Slot> slots;
+  auto error_at = [&](size_t at, size_t width, const Bytes& with) {
+    Error e = DecodeFrame(c, Splice(frame, at, width, with)).error;
+    if (e.offset != at) e.kind = ErrorKind::kOk;  // not a read starting here
+    return e;
+  };
+  for (size_t at = 4; at < frame.size(); ++at) {
+    const size_t left = frame.size() - at;
+    const uint8_t* b = &frame[at];
+    if (left >= 2 && b[0] == 0) {  // a short classic string (ClientId "k", or empty)
+      const Error e = error_at(at, 2, Int16Bytes(-2));
+      if (e.kind == ErrorKind::kInvalidLength && absl::StartsWith(e.detail, "string length")) {
+        slots.push_back({at, false, SlotKind::kString, e.path});
+      }
+    }
+    // Empty classic bytes, a one-element array, the 61-byte empty record batch.
+    if (left >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0 && (b[3] <= 1 || b[3] == 61)) {
+      const Error e = error_at(at, 4, Int32Bytes(-2));
+      if (e.kind == ErrorKind::kInvalidLength) {
+        if (absl::StartsWith(e.detail, "bytes length")) {
+          slots.push_back({at, false, SlotKind::kBytes, e.path});
+        } else if (absl::StartsWith(e.detail, "array length")) {
+          slots.push_back({at, false, SlotKind::kArray, e.path});
+        }
+      }
+    }
+    if (c.flexible() && b[0] < 0x80) {  // every compact length / count is one byte here
+      const Error e = error_at(at, 1, Uvarint(0xffffffff));
+      if (e.kind == ErrorKind::kInvalidLength && absl::StartsWith(e.detail, "string length")) {
+        slots.push_back({at, true, SlotKind::kString, e.path});
+      } else if (e.kind == ErrorKind::kInvalidLength &&
+                 absl::StartsWith(e.detail, "bytes length")) {
+        slots.push_back({at, true, SlotKind::kBytes, e.path});
+      } else if (e.kind == ErrorKind::kCountTooLarge &&
+                 absl::StartsWith(e.detail, "array count")) {
+        slots.push_back({at, true, SlotKind::kArray, e.path});
+      } else if (e.kind == ErrorKind::kCountTooLarge &&
+                 absl::StartsWith(e.detail, "tagged field count")) {
+        slots.push_back({at, true, SlotKind::kTagCount, e.path});
+      }
+    }
+  }
+  return slots;
+}
+
+/// Per case: the minimal frame, the heap peak of decoding it, and its slots. Computed
+/// once per case and shared by the tests below.
+struct MinimalFrame {
+  Bytes frame;
+  size_t clean_peak = 0;
+  std::vector<Slot> slots;
+};
+
+const MinimalFrame& MinimalOf(const Case& c) {
+  static std::map<std::string, MinimalFrame> cache;
+  auto [it, inserted] = cache.try_emplace(c.Name());
+  MinimalFrame& m = it->second;
+  if (inserted) {
+    m.frame = EncodeFrame(c, Minimal(c));
+    const Decoded clean = DecodeFrame(c, m.frame);
+    EXPECT_TRUE(clean.ok()) << c.Name() << ": " << clean.error.ToString();
+    EXPECT_EQ(clean.reencoded, m.frame) << c.Name();
+    m.clean_peak = DecodeMeasured(c, m.frame).peak;
+    m.slots = FindSlots(c, m.frame);
+  }
+  return m;
+}
+
+/// Runs `body` for every case (optionally only flexible ones), with the case name in
+/// failure messages; stops at the first case with a failure.
+template <class F>
+void ForEachCase(F body, bool flexible_only = false) {
+  for (const Case& c : AllCases()) {
+    if (flexible_only && !c.flexible()) continue;
+    SCOPED_TRACE(c.Name());
+    body(c);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+/// Asserts kind, offset and path of a decode failure.
+void ExpectError(const Error& e, ErrorKind kind, size_t at, const std::string& path) {
+  EXPECT_EQ(e.kind, kind) << e.ToString();
+  EXPECT_EQ(e.offset, at) << e.ToString();
+  EXPECT_EQ(e.path, path) << e.ToString();
+}
+
+// ---- 1. Counts larger than the bytes left.
+
+TEST(HostileCount, SlotsOfFetchV12RequestAreExactlyItsLengthsAndCounts) {
+  // Hand-computed layout of the minimal FetchRequest v12 frame: size prefix 0-3,
+  // header v2 (key, version, correlation id, ClientId "k" as an int16 string, tags)
+  // 4-15, body from 16 (ReplicaId..SessionEpoch 16-40, then the arrays).
+  const Case c = CaseOf("Fetch", kRequest, 12);
+  const std::vector<Slot> want = {
+      {12, false, SlotKind::kString, "RequestHeader.ClientId"},
+      {15, true, SlotKind::kTagCount, "RequestHeader.tagged_fields"},
+      {41, true, SlotKind::kArray, "FetchRequest.Topics"},
+      {42, true, SlotKind::kString, "FetchRequest.Topics[0].Topic"},
+      {43, true, SlotKind::kArray, "FetchRequest.Topics[0].Partitions"},
+      {76, true, SlotKind::kTagCount, "FetchRequest.Topics[0].Partitions[0].tagged_fields"},
+      {77, true, SlotKind::kTagCount, "FetchRequest.Topics[0].tagged_fields"},
+      {78, true, SlotKind::kArray, "FetchRequest.ForgottenTopicsData"},
+      {79, true, SlotKind::kString, "FetchRequest.ForgottenTopicsData[0].Topic"},
+      {80, true, SlotKind::kArray, "FetchRequest.ForgottenTopicsData[0].Partitions"},
+      {85, true, SlotKind::kTagCount, "FetchRequest.ForgottenTopicsData[0].tagged_fields"},
+      {86, true, SlotKind::kString, "FetchRequest.RackId"},
+      {87, true, SlotKind::kTagCount, "FetchRequest.tagged_fields"},
+  };
+  const MinimalFrame& m = MinimalOf(c);
+  EXPECT_EQ(m.frame.size(), 88u);
+  std::string got;
+  for (const Slot& s : m.slots) got += s.Describe() + "\n";
+  EXPECT_EQ(m.slots, want) << got;
+}
+
+TEST(HostileCount, TooLargeFailsAtTheCountBeforeAllocating) {
+  size_t arrays = 0, tag_counts = 0;
+  ForEachCase([&](const Case& c) {
+    const MinimalFrame& m = MinimalOf(c);
+    for (const Slot& s : m.slots) {
+      if (s.kind != SlotKind::kArray && s.kind != SlotKind::kTagCount) continue;
+      SCOPED_TRACE(s.Describe());
+      (s.kind == SlotKind::kArray ? arrays : tag_counts)++;
+      // The minimal frame has one element per array and no tags.
+      const Bytes original(m.frame.begin() + s.at, m.frame.begin() + s.at + s.width());
+      EXPECT_EQ(original, s.compact ? Bytes{s.kind == SlotKind::kArray ? uint8_t{2} : uint8_t{0}}
+                                    : Int32Bytes(1));
+      const size_t after = s.at + s.width();
+      std::vector<Bytes> counts;
+      if (s.compact) {
+        counts = {Uvarint(0xffffffff), Uvarint(0x7fffffff), Uvarint(0x10000),
+                  Uvarint(static_cast<uint32_t>(m.frame.size() - after + 2))};
+      } else {
+        counts = {Int32Bytes(INT32_MAX), Int32Bytes(0x10000),
+                  Int32Bytes(static_cast<int32_t>(m.frame.size() - after + 1))};
+      }
+      for (const Bytes& count : counts) {
+        // With the element (and everything after it) still following.
+        const Measured r = DecodeMeasured(c, Splice(m.frame, s.at, s.width(), count));
+        ExpectError(r.error, ErrorKind::kCountTooLarge, s.at, s.path);
+        EXPECT_LE(r.peak, m.clean_peak + kErrorSlack) << ToHex(count);
+        // With the frame ending right after the count. An enclosing array's count, read
+        // first, may then be the one that no longer fits.
+        const Measured end = DecodeMeasured(c, Splice(m.frame, s.at, m.frame.size() - s.at, count));
+        EXPECT_EQ(end.error.kind, ErrorKind::kCountTooLarge) << end.error.ToString();
+        if (end.error.offset != s.at) {
+          EXPECT_LT(end.error.offset, s.at) << end.error.ToString();
+          EXPECT_TRUE(absl::StartsWith(s.path, end.error.path + "[")) << end.error.ToString();
+        } else {
+          EXPECT_EQ(end.error.path, s.path);
+        }
+        EXPECT_LE(end.peak, m.clean_peak + kErrorSlack) << ToHex(count);
+      }
+    }
+  });
+  EXPECT_GT(arrays, 1000u);
+  EXPECT_GT(tag_counts, 1000u);
+  std::printf("[ counts   ] %zu array counts, %zu tagged-field counts\n", arrays, tag_counts);
+}
+
+TEST(HostileCount, HugeTagCountInTheHeaderBeforeTheBodyIsKnown) {
+  // Request header v2: size 0-3, key 4-5, version 6-7, correlation id 8-11, ClientId
+  // "k" 12-14, tag count at 15. Response header v1: correlation id 4-7, tag count at 8.
+  ForEachCase(
+      [](const Case& c) {
+        if (ResponseHeaderVersion(c.api->api_key, c.version) == 0 && !c.request()) return;
+        const size_t at = c.request() ? 15 : 8;
+        const MinimalFrame& m = MinimalOf(c);
+        for (uint32_t count : {0xffffffffu, 0x0fffffffu, 1000u}) {
+          const Measured r = DecodeMeasured(c, Splice(m.frame, at, 1, Uvarint(count)));
+          ExpectError(r.error, ErrorKind::kCountTooLarge, at,
+                      c.request() ? "RequestHeader.tagged_fields" : "ResponseHeader.tagged_fields");
+          EXPECT_LE(r.peak, m.clean_peak + kErrorSlack);
+        }
+      },
+      /*flexible_only=*/true);
+}
+
+// ---- 2 and 5. Lengths: negative, null, and past the end.
+
+TEST(HostileLength, NegativeOtherThanMinusOneIsInvalidLength) {
+  size_t seen = 0;
+  ForEachCase([&](const Case& c) {
+    const MinimalFrame& m = MinimalOf(c);
+    for (const Slot& s : m.slots) {
+      if (s.compact || s.kind == SlotKind::kTagCount) continue;  // uvarints are never < -1
+      SCOPED_TRACE(s.Describe());
+      ++seen;
+      const std::vector<int32_t> values = {-2, -3, -256, s.kind == SlotKind::kString
+                                                             ? int32_t{INT16_MIN}
+                                                             : int32_t{INT32_MIN}};
+      for (int32_t v : values) {
+        const Bytes len = s.width() == 2 ? Int16Bytes(static_cast<int16_t>(v)) : Int32Bytes(v);
+        ExpectError(DecodeFrame(c, Splice(m.frame, s.at, s.width(), len)).error,
+                    ErrorKind::kInvalidLength, s.at, s.path);
+      }
+    }
+  });
+  EXPECT_GT(seen, 1000u);
+}
+
+TEST(HostileLength, NullIsUnexpectedUnlessNullableAndThenRoundTrips) {
+  size_t rejected = 0, accepted = 0;
+  ForEachCase([&](const Case& c) {
+    const MinimalFrame& m = MinimalOf(c);
+    for (const Slot& s : m.slots) {
+      if (s.kind == SlotKind::kTagCount) continue;
+      SCOPED_TRACE(s.Describe());
+      const Bytes null = s.compact ? Bytes{0} : s.width() == 2 ? Int16Bytes(-1) : Int32Bytes(-1);
+      const Bytes with_null = Splice(m.frame, s.at, s.width(), null);
+      const Decoded d = DecodeFrame(c, with_null);
+      if (d.error.offset == s.at) {
+        ExpectError(d.error, ErrorKind::kUnexpectedNull, s.at, s.path);
+        ++rejected;
+        // The Java leniency admits negative lengths only where null is admitted.
+        if (!s.compact) {
+          const Bytes minus2 = s.width() == 2 ? Int16Bytes(-2) : Int32Bytes(-2);
+          ExpectError(DecodeFrame(c, Splice(m.frame, s.at, s.width(), minus2),
+                                  kQuirkAnyNegativeLengthIsNull)
+                          .error,
+                      ErrorKind::kInvalidLength, s.at, s.path);
+        }
+        continue;
+      }
+      ++accepted;  // null accepted: whatever fails next fails later
+      // A null string / bytes takes the place of an empty one: the frame decodes and the
+      // null re-encodes byte-identically. (After an array's or a record batch's null, its
+      // bytes misparse.)
+      const bool was_empty = s.compact ? m.frame[s.at] == 1
+                                       : std::all_of(m.frame.begin() + s.at,
+                                                     m.frame.begin() + s.at + s.width(),
+                                                     [](uint8_t b) { return b == 0; });
+      if (s.kind == SlotKind::kArray || !was_empty) continue;
+      ASSERT_TRUE(d.ok()) << d.error.ToString();
+      EXPECT_EQ(d.reencoded, with_null);
+      if (!s.compact) {  // kQuirkAnyNegativeLengthIsNull: -2 reads as null, writes as -1
+        const Bytes minus2 = s.width() == 2 ? Int16Bytes(-2) : Int32Bytes(-2);
+        const Decoded q = DecodeFrame(c, Splice(m.frame, s.at, s.width(), minus2),
+                                      kQuirkAnyNegativeLengthIsNull);
+        ASSERT_TRUE(q.ok()) << q.error.ToString();
+        EXPECT_EQ(q.reencoded, with_null);
+      }
+    }
+  });
+  EXPECT_GT(rejected, 1000u);
+  EXPECT_GT(accepted, 100u);
+  std::printf("[ nulls    ] %zu rejected (non-nullable), %zu accepted (nullable)\n", rejected,
+              accepted);
+}
+
+TEST(HostileLength, NullSpotChecks) {
+  // MetadataRequest.Topics is nullable from v1 (null = all topics), Name from v10.
+  for (int16_t v = 0; v <= 13; ++v) {
+    SCOPED_TRACE(v);
+    const Case c = CaseOf("Metadata", kRequest, v);
+    const MinimalFrame& m = MinimalOf(c);
+    bool saw_topics = false, saw_name = false;
+    for (const Slot& s : m.slots) {
+      const Bytes null = s.compact ? Bytes{0} : s.width() == 2 ? Int16Bytes(-1) : Int32Bytes(-1);
+      const Error e = DecodeFrame(c, Splice(m.frame, s.at, s.width(), null)).error;
+      const bool rejected = e.kind == ErrorKind::kUnexpectedNull && e.offset == s.at;
+      if (s.path == "MetadataRequest.Topics") {
+        saw_topics = true;
+        EXPECT_EQ(rejected, v == 0) << e.ToString();
+      } else if (s.path == "MetadataRequest.Topics[0].Name") {
+        saw_name = true;
+        EXPECT_EQ(rejected, v < 10) << e.ToString();
+      }
+    }
+    EXPECT_TRUE(saw_topics);
+    EXPECT_TRUE(saw_name);
+  }
+}
+
+TEST(HostileLength, PastTheEndFailsAtTheLengthWithoutAllocating) {
+  // Lengths whose addition to the cursor would overflow a 32-bit position, or that
+  // exceed what the type can hold: an error at the length, nothing allocated for it.
+  size_t seen = 0;
+  ForEachCase([&](const Case& c) {
+    const MinimalFrame& m = MinimalOf(c);
+    for (const Slot& s : m.slots) {
+      if (s.kind != SlotKind::kString && s.kind != SlotKind::kBytes) continue;
+      SCOPED_TRACE(s.Describe());
+      ++seen;
+      struct Hostile {
+        Bytes length;
+        ErrorKind kind;
+      };
+      std::vector<Hostile> cases;
+      const bool str = s.kind == SlotKind::kString;
+      if (!s.compact) {
+        cases = {{str ? Int16Bytes(INT16_MAX) : Int32Bytes(INT32_MAX), ErrorKind::kTruncated}};
+      } else {
+        cases = {{Uvarint(0xffffffff), ErrorKind::kInvalidLength},  // 2^32 - 2 bytes
+                 {Uvarint(0x80000000), str ? ErrorKind::kInvalidLength : ErrorKind::kTruncated},
+                 {Uvarint(0x8000), ErrorKind::kTruncated},  // 32767: the longest string
+                 {Uvarint(0x8001), str ? ErrorKind::kInvalidLength : ErrorKind::kTruncated}};
+      }
+      for (const Hostile& h : cases) {
+        const Measured r = DecodeMeasured(c, Splice(m.frame, s.at, s.width(), h.length));
+        ExpectError(r.error, h.kind, s.at, s.path);
+        EXPECT_LE(r.peak, m.clean_peak + kErrorSlack) << ToHex(h.length);
+      }
+    }
+  });
+  EXPECT_GT(seen, 1000u);
+}
+
+// ---- 1 (allocation). Peak heap is O(frame bytes) for every hostile count.
+
+TEST(HostileAllocation, PeakHeapIsLinearInFrameBytes) {
+  struct Worst {
+    double ratio = 0;
+    size_t peak = 0, bytes = 0;
+    std::string where;
+  } worst;
+  auto check = [&](const Case& c, const Bytes& frame, const std::string& what) {
+    const Measured r = DecodeMeasured(c, frame);
+    EXPECT_LE(r.peak, AllocationBound(frame.size())) << what << ": " << r.error.ToString();
+    const double ratio = static_cast<double>(r.peak) / static_cast<double>(frame.size());
+    if (ratio > worst.ratio) worst = {ratio, r.peak, frame.size(), c.Name() + " " + what};
+    return r;
+  };
+  ForEachCase([&](const Case& c) {
+    const MinimalFrame& m = MinimalOf(c);
+    // (a) Every 4-byte window set to INT32_MAX and every byte replaced by a 5-byte
+    // uvarint 2^32 - 1: whatever the decoder takes them for.
+    for (size_t at = 4; at < m.frame.size(); ++at) {
+      if (at + 4 <= m.frame.size()) check(c, Splice(m.frame, at, 4, Int32Bytes(INT32_MAX)), "window");
+      check(c, Splice(m.frame, at, 1, Uvarint(0xffffffff)), "uvarint");
+    }
+    // (b) Each array count set to the largest value the bytes left admit, with 8 KiB of
+    // zeros appended to decode elements from: the most a count can make the decoder
+    // allocate (the elements are sized before they are read).
+    Bytes padded = m.frame;
+    padded.resize(padded.size() + 8192, 0);
+    frame_testing::FixSizePrefix(padded);
+    std::vector<std::pair<Slot, uint32_t>> maxed;
+    for (const Slot& s : m.slots) {
+      if (s.kind != SlotKind::kArray) continue;
+      auto with_count = [&](uint32_t n) {
+        return Splice(padded, s.at, s.width(),
+                      s.compact ? Uvarint(n + 1) : Int32Bytes(static_cast<int32_t>(n)));
+      };
+      auto accepted = [&](uint32_t n) {
+        const Error e = DecodeFrame(c, with_count(n)).error;
+        return !(e.kind == ErrorKind::kCountTooLarge && e.offset == s.at);
+      };
+      uint32_t lo = 1, hi = INT32_MAX;  // accepted(lo), !accepted(hi)
+      while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        (accepted(mid) ? lo : hi) = mid;
+      }
+      check(c, with_count(lo), absl::StrFormat("%s = %d", s.Describe(), lo));
+      maxed.push_back({s, lo});
+    }
+    // (c) Every array count at its maximum at once: nested arrays are sized before
+    // their enclosing element is complete.
+    Bytes all = padded;
+    for (auto it = maxed.rbegin(); it != maxed.rend(); ++it) {  // back to front: offsets hold
+      const Slot& s = it->first;
+      all = Splice(all, s.at, s.width(),
+                   s.compact ? Uvarint(it->second + 1) : Int32Bytes(static_cast<int32_t>(it->second)));
+    }
+    if (!maxed.empty()) check(c, all, "all counts at their maximum");
+  });
+  std::printf("[ heap     ] worst: %zu bytes peak for a %zu-byte frame (%.1f x) in %s\n",
+              worst.peak, worst.bytes, worst.ratio, worst.where.c_str());
+}
+
+// ---- 3. Truncation at every byte of a rich frame.
+
+TEST(HostileTruncation, EveryPrefixOfARichFrameFails) {
+  size_t prefixes = 0;
+  ForEachCase([&](const Case& c) {
+    const Bytes frame = EncodeFrame(c, Rich(c, 0x7472756e63ull));
+    for (size_t len = 0; len < frame.size(); ++len) {
+      SCOPED_TRACE(len);
+      ++prefixes;
+      const std::span<const uint8_t> prefix(frame.data(), len);
+      // The original size prefix promises more than there is.
+      ExpectError(DecodeFrame(c, prefix).error, ErrorKind::kTruncated, 0, "Frame.size");
+      if (len < 4) continue;
+      // A size prefix that matches: the body itself ends too early.
+      Bytes corrected(prefix.begin(), prefix.end());
+      frame_testing::FixSizePrefix(corrected);
+      const Measured r = DecodeMeasured(c, corrected);
+      ASSERT_FALSE(r.error.ok());
+      EXPECT_TRUE(r.error.kind == ErrorKind::kTruncated ||
+                  r.error.kind == ErrorKind::kCountTooLarge)
+          << r.error.ToString();
+      EXPECT_LE(r.error.offset, len) << r.error.ToString();
+      EXPECT_LE(r.peak, AllocationBound(len));
+    }
+  });
+  std::printf("[ truncate ] %zu prefixes\n", prefixes);
+}
+
+// ---- 4. Tagged fields.
+
+/// A tagged-field section: count, then (tag, size, payload) in the given order.
+Bytes Section(const std::vector<std::pair<uint32_t, Bytes>>& fields) {
+  Bytes out = Uvarint(static_cast<uint32_t>(fields.size()));
+  for (const auto& [tag, payload] : fields) {
+    for (const Bytes& b : {Uvarint(tag), Uvarint(static_cast<uint32_t>(payload.size())), payload}) {
+      out.insert(out.end(), b.begin(), b.end());
+    }
+  }
+  return out;
+}
+
+TEST(HostileTags, OutOfOrderOrDuplicatedInEverySection) {
+  // Tags far above every known one, in every tagged-field section of every flexible
+  // minimal frame (headers included).
+  constexpr uint32_t kA = 10000, kB = 10001;  // 2-byte uvarints
+  size_t sections = 0;
+  ForEachCase(
+      [&](const Case& c) {
+        const MinimalFrame& m = MinimalOf(c);
+        for (const Slot& s : m.slots) {
+          if (s.kind != SlotKind::kTagCount) continue;
+          SCOPED_TRACE(s.Describe());
+          ++sections;
+          auto with = [&](const Bytes& section) { return Splice(m.frame, s.at, 1, section); };
+          const Bytes ascending = with(Section({{kA, Hex("61")}, {kB, Hex("62")}}));
+          const Bytes reversed = with(Section({{kB, Hex("62")}, {kA, Hex("61")}}));
+          const Bytes twice = with(Section({{kA, Hex("61")}, {kA, Hex("62")}}));
+          const Bytes once = with(Section({{kA, Hex("62")}}));
+          const size_t second = s.at + 1 + 4;  // count, then tag (2) + size (1) + payload (1)
+
+          const Decoded a = DecodeFrame(c, ascending);
+          ASSERT_TRUE(a.ok()) << a.error.ToString();
+          EXPECT_EQ(a.reencoded, ascending);  // unknown tags preserved byte-exactly
+          ExpectError(DecodeFrame(c, reversed).error, ErrorKind::kTagOutOfOrder, second, s.path);
+          ExpectError(DecodeFrame(c, twice).error, ErrorKind::kTagDuplicate, second, s.path);
+          // Java's leniency: any order; a repeated tag replaces the earlier one. Encoding
+          // writes ascending order, so the input is not reproduced.
+          const Decoded r = DecodeFrame(c, reversed, kQuirkUnorderedTags);
+          ASSERT_TRUE(r.ok()) << r.error.ToString();
+          EXPECT_EQ(r.reencoded, ascending);
+          const Decoded t = DecodeFrame(c, twice, kQuirkUnorderedTags);
+          ASSERT_TRUE(t.ok()) << t.error.ToString();
+          EXPECT_EQ(t.reencoded, once);
+        }
+      },
+      /*flexible_only=*/true);
+  EXPECT_GT(sections, 1000u);
+}
+
+TEST(HostileTags, KnownTagsUseExactlyTheirDeclaredSizeAndMergeWithUnknownOnes) {
+  // Every tag number 0..kProbe in every section: an empty payload is accepted (and kept)
+  // for an unknown tag, and fails kTagSizeMismatch at the tag header for a known one
+  // (no value is 0 bytes long). For each known tag, a payload of k bytes of 00 or 01
+  // that decodes is searched; k - 1 and k + 1 declared bytes must fail at the header.
+  constexpr uint32_t kProbe = 24;
+  std::map<std::string, std::vector<uint32_t>> known_by_section;
+  size_t known_total = 0;
+  ForEachCase(
+      [&](const Case& c) {
+        const MinimalFrame& m = MinimalOf(c);
+        for (const Slot& s : m.slots) {
+          if (s.kind != SlotKind::kTagCount) continue;
+          SCOPED_TRACE(s.Describe());
+          auto with = [&](const std::vector<std::pair<uint32_t, Bytes>>& fields) {
+            return Splice(m.frame, s.at, 1, Section(fields));
+          };
+          const size_t header = s.at + 1;  // the first tag header
+          std::vector<std::pair<uint32_t, Bytes>> valid;  // one valid field per probed tag
+          std::vector<uint32_t> known;
+          for (uint32_t tag = 0; tag <= kProbe; ++tag) {
+            const Decoded empty = DecodeFrame(c, with({{tag, {}}}));
+            if (empty.ok()) {
+              EXPECT_EQ(empty.reencoded, with({{tag, {}}}));
+              valid.push_back({tag, {}});
+              continue;
+            }
+            known.push_back(tag);
+            EXPECT_EQ(empty.error.kind, ErrorKind::kTagSizeMismatch) << empty.error.ToString();
+            EXPECT_EQ(empty.error.offset, header) << empty.error.ToString();
+            Bytes payload;
+            for (uint8_t fill : {0x00, 0x01}) {
+              for (size_t k = 1; k <= 64 && payload.empty(); ++k) {
+                if (DecodeFrame(c, with({{tag, Bytes(k, fill)}})).ok()) payload = Bytes(k, fill);
+              }
+              if (!payload.empty()) break;
+            }
+            if (payload.empty()) {
+              ADD_FAILURE() << "no payload of 00 or 01 bytes decodes for known tag " << tag;
+              continue;
+            }
+            const Decoded exact = DecodeFrame(c, with({{tag, payload}}));
+            EXPECT_EQ(exact.reencoded, with({{tag, payload}}));
+            Bytes shorter(payload.begin(), payload.end() - 1), longer = payload;
+            longer.push_back(payload[0]);
+            const Error over = DecodeFrame(c, with({{tag, shorter}})).error;
+            EXPECT_EQ(over.kind, ErrorKind::kTagSizeMismatch) << over.ToString();
+            EXPECT_EQ(over.offset, header) << over.ToString();
+            EXPECT_TRUE(absl::StartsWith(over.detail, "value runs past its declared size"))
+                << over.ToString();
+            const Error under = DecodeFrame(c, with({{tag, longer}})).error;
+            EXPECT_EQ(under.kind, ErrorKind::kTagSizeMismatch) << under.ToString();
+            EXPECT_EQ(under.offset, header) << under.ToString();
+            EXPECT_EQ(under.detail,
+                      absl::StrFormat("tag %d declares %d bytes, its value used %d", tag,
+                                      longer.size(), payload.size()));
+            valid.push_back({tag, payload});
+          }
+          known_total += known.size();
+          known_by_section[c.Name() + " " + s.path] = known;
+          // Known and unknown tags together, ascending: decoded and written back
+          // byte-exactly (the encoder merges known and preserved unknown tags).
+          valid.push_back({1000, Hex("ff")});
+          const Bytes all = with(valid);
+          const Decoded d = DecodeFrame(c, all);
+          ASSERT_TRUE(d.ok()) << d.error.ToString();
+          EXPECT_EQ(d.reencoded, all);
+          std::reverse(valid.begin(), valid.end());
+          const Decoded r = DecodeFrame(c, with(valid), kQuirkUnorderedTags);
+          ASSERT_TRUE(r.ok()) << r.error.ToString();
+          EXPECT_EQ(r.reencoded, all);
+          EXPECT_EQ(DecodeFrame(c, with(valid)).error.kind, ErrorKind::kTagOutOfOrder);
+        }
+      },
+      /*flexible_only=*/true);
+  using Tags = std::vector<uint32_t>;
+  EXPECT_EQ(known_by_section["Fetch_v12_request FetchRequest.tagged_fields"], Tags{0});
+  EXPECT_EQ(known_by_section["Fetch_v15_request FetchRequest.tagged_fields"], (Tags{0, 1}));
+  EXPECT_EQ(known_by_section["Fetch_v17_request FetchRequest.Topics[0].Partitions[0].tagged_fields"],
+            Tags{0});
+  EXPECT_EQ(known_by_section["ApiVersions_v3_response ApiVersionsResponse.tagged_fields"],
+            (Tags{0, 1, 2, 3}));
+  EXPECT_EQ(known_by_section
+                ["Fetch_v12_response FetchResponse.Responses[0].Partitions[0].tagged_fields"],
+            (Tags{0, 1, 2}));
+  EXPECT_EQ(known_by_section["Fetch_v16_response FetchResponse.tagged_fields"], Tags{0});
+  EXPECT_EQ(known_by_section["ApiVersions_v3_request ApiVersionsRequest.tagged_fields"], Tags{});
+  EXPECT_GT(known_total, 50u);
+  std::printf("[ tags     ] %zu sections, %zu known tags\n", known_by_section.size(),
+              known_total);
+}
+
+TEST(HostileTags, SizeMismatchExamples) {
+  // FetchRequest v12, ClusterId (tag 0, compact nullable string) "ab" = 03 61 62.
+  const Case c = CaseOf("Fetch", kRequest, 12);
+  const Bytes& frame = MinimalOf(c).frame;  // top-level tag count at 87
+  auto with = [&](const char* section) { return Splice(frame, 87, 1, Hex(section)); };
+  EXPECT_TRUE(DecodeFrame(c, with("01 00 03 03 61 62")).ok());
+  EXPECT_EQ(DecodeFrame(c, with("01 00 04 03 61 62 00")).error.ToString(),
+            "tag size mismatch at byte 88 in FetchRequest.ClusterId "
+            "(tag 0 declares 4 bytes, its value used 3)");
+  EXPECT_EQ(DecodeFrame(c, with("01 00 02 03 61 62")).error.ToString(),
+            "tag size mismatch at byte 88 in FetchRequest.ClusterId (value runs past its "
+            "declared size at byte 90: string of 2 bytes, have 1)");
+
+  // FetchResponse v12 PartitionData.CurrentLeader (tag 1, struct LeaderIdAndEpoch:
+  // int32, int32, tags = 9 bytes), typed, at the body level.
+  FetchResponse m;
+  m.responses.emplace_back().partitions.emplace_back().current_leader.emplace(
+      FetchResponse::LeaderIdAndEpoch{7, 9, {}});
+  auto body = EncodeMessage(m, 12);
+  ASSERT_TRUE(body.ok()) << body.status();
+  const Bytes tag = Hex("01 01 09 00 00 00 07 00 00 00 09 00");
+  const auto it = std::search(body->begin(), body->end(), tag.begin(), tag.end());
+  ASSERT_NE(it, body->end());
+  const size_t at = static_cast<size_t>(it - body->begin()) + 1;
+  auto resized = [&](uint8_t size, const Bytes& extra) {
+    Bytes b = *body;
+    b[at + 1] = size;
+    b.insert(b.begin() + static_cast<std::ptrdiff_t>(at + 2 + 9), extra.begin(), extra.end());
+    return DecodeMessage<FetchResponse>(b, 12).status();
+  };
+  const std::string path = "FetchResponse.Responses[0].Partitions[0].CurrentLeader";
+  ExpectError(ErrorOf(resized(10, Hex("00"))), ErrorKind::kTagSizeMismatch, at, path);
+  ExpectError(ErrorOf(resized(8, {})), ErrorKind::kTagSizeMismatch, at, path + ".tagged_fields");
+}
+
+// ---- 9. Encode semantics.
+
+template <KafkaMessage M>
+Error EncodeError(const M& m, int16_t version) {
+  return ErrorOf(EncodeMessage(m, version).status());
+}
+
+TEST(HostileEncode, NonDefaultValueInAnAbsentField) {
+  MetadataRequest m;
+  m.allow_auto_topic_creation = false;  // v4+, default true, not ignorable
+  for (int16_t v = 0; v <= 13; ++v) {
+    const Error e = EncodeError(m, v);
+    if (v < 4) {
+      EXPECT_EQ(e.kind, ErrorKind::kNonDefaultField) << v;
+      EXPECT_EQ(e.path, "MetadataRequest.AllowAutoTopicCreation");
+    } else {
+      EXPECT_TRUE(e.ok()) << e.ToString();
+    }
+  }
+  MetadataRequest cluster_ops;
+  cluster_ops.include_cluster_authorized_operations = true;  // v8-10 only
+  for (int16_t v = 0; v <= 13; ++v) {
+    EXPECT_EQ(EncodeError(cluster_ops, v).kind,
+              v >= 8 && v <= 10 ? ErrorKind::kOk : ErrorKind::kNonDefaultField)
+        << v;
+  }
+  EXPECT_EQ(ErrorKindStatusCode(EncodeError(m, 0).kind), absl::StatusCode::kFailedPrecondition);
+
+  // Nested, with the element index in the path: LastFetchedEpoch is v12+.
+  FetchRequest f;
+  f.topics.emplace_back().partitions.resize(2);
+  f.topics[0].partitions[1].last_fetched_epoch = 5;
+  EXPECT_EQ(EncodeError(f, 11).kind, ErrorKind::kNonDefaultField);
+  EXPECT_EQ(EncodeError(f, 11).path, "FetchRequest.Topics[0].Partitions[1].LastFetchedEpoch");
+  EXPECT_TRUE(EncodeError(f, 12).ok());
+
+  // A tagged field (ReplicaState, tag 1, v15+, not ignorable) present before v15.
+  FetchRequest rs;
+  rs.replica_id = -1;
+  rs.replica_state.emplace();
+  EXPECT_EQ(EncodeError(rs, 14).path, "FetchRequest.ReplicaState");
+  EXPECT_EQ(EncodeError(rs, 14).kind, ErrorKind::kNonDefaultField);
+}
+
+TEST(HostileEncode, IgnorableFieldsAreDroppedSilently) {
+  MetadataRequest m;
+  auto& topic = m.topics->emplace_back();
+  topic.name = "t";
+  topic.topic_id.bytes[0] = 1;  // TopicId: v10+, ignorable
+  MetadataRequest without = m;
+  without.topics->at(0).topic_id = Uuid{};
+  for (int16_t v = 0; v < 10; ++v) {
+    auto a = EncodeMessage(m, v), b = EncodeMessage(without, v);
+    ASSERT_TRUE(a.ok()) << a.status();
+    EXPECT_EQ(*a, *b) << v;
+  }
+  FetchRequest f;  // ClusterId: tag 0, v12+, ignorable
+  f.cluster_id.emplace("c");
+  EXPECT_EQ(*EncodeMessage(f, 11), *EncodeMessage(FetchRequest{}, 11));
+}
+
+TEST(HostileEncode, NullWhereNotNullable) {
+  MetadataRequest m;
+  m.topics.reset();  // nullable from v1
+  ExpectError(EncodeError(m, 0), ErrorKind::kNullNotAllowed, 0, "MetadataRequest.Topics");
+  EXPECT_TRUE(EncodeError(m, 1).ok());
+  MetadataRequest name;
+  name.topics->emplace_back().name.reset();  // nullable from v10
+  for (int16_t v = 0; v <= 13; ++v) {
+    const Error e = EncodeError(name, v);
+    EXPECT_EQ(e.kind, v < 10 ? ErrorKind::kNullNotAllowed : ErrorKind::kOk) << v;
+    if (v < 10) {
+      EXPECT_EQ(e.path, "MetadataRequest.Topics[0].Name");
+    }
+  }
+  EXPECT_EQ(ErrorKindStatusCode(ErrorKind::kNullNotAllowed), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(HostileEncode, StringsLongerThan32767Bytes) {
+  for (int16_t v : {1, 9, 13}) {  // classic and compact
+    MetadataRequest m;
+    m.topics->emplace_back().name = std::string(32767, 'x');
+    EXPECT_TRUE(EncodeError(m, v).ok()) << v;
+    m.topics->at(0).name = std::string(32768, 'x');
+    const Error e = EncodeError(m, v);
+    EXPECT_EQ(e.kind, ErrorKind::kStringTooLong) << v;
+    EXPECT_EQ(e.path, "MetadataRequest.Topics[0].Name");
+  }
+  // Inside a tagged field (encoded on its own to learn its size): the full path.
+  ApiVersionsResponse a;
+  a.supported_features.emplace().emplace_back().name = std::string(32768, 'x');
+  const Error tagged = EncodeError(a, 3);
+  EXPECT_EQ(tagged.kind, ErrorKind::kStringTooLong);
+  EXPECT_EQ(tagged.path, "ApiVersionsResponse.SupportedFeatures[0].Name");
+  RequestHeader h;  // the header's ClientId too
+  h.request_api_key = 18;
+  h.request_api_version = 3;
+  h.client_id = std::string(40000, 'c');
+  const Error e = ErrorOf(EncodeRequestFrame(h, AnyMessage(*FindApi(18)->request)).status());
+  EXPECT_EQ(e.kind, ErrorKind::kStringTooLong);
+  EXPECT_EQ(e.path, "RequestHeader.ClientId");
+}
+
+TEST(HostileEncode, TaggedFieldsWrittenOnlyWhenPresentEvenIfDefault) {
+  FetchRequest f;
+  const Bytes absent = *EncodeMessage(f, 12);
+  EXPECT_EQ(absent.back(), 0x00);  // no tags
+  f.cluster_id.emplace(std::nullopt);  // present, holding the default (null)
+  const Bytes present = *EncodeMessage(f, 12);
+  EXPECT_EQ(Bytes(present.end() - 4, present.end()), Hex("01 00 01 00"));
+  auto back = DecodeMessage<FetchRequest>(present, 12);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->cluster_id.has_value());
+  EXPECT_EQ(*EncodeMessage(*back, 12), present);
+
+  ApiVersionsResponse a;
+  a.zk_migration_ready.emplace(false);  // tag 3, default false
+  const Bytes bytes = *EncodeMessage(a, 3);
+  EXPECT_EQ(Bytes(bytes.end() - 4, bytes.end()), Hex("01 03 01 00"));
+  auto a2 = DecodeMessage<ApiVersionsResponse>(bytes, 3);
+  ASSERT_TRUE(a2.ok()) << a2.status();
+  EXPECT_EQ(*a2, a);
+  EXPECT_EQ(*EncodeMessage(*a2, 3), bytes);
+}
+
+TEST(HostileEncode, EveryMessageFilledAtItsNewestVersionEncodesAtOlderOnesOrSaysWhy) {
+  size_t encoded = 0, refused = 0;
+  for (const ApiInfo& api : AllApis()) {
+    for (Direction d : {kRequest, kResponse}) {
+      const VersionRange valid = api.ops(d).spec->valid;
+      const AnyMessage m = Rich({&api, d, valid.hi}, 0x646f776e);
+      for (int16_t v = valid.lo; v < valid.hi; ++v) {
+        const Case c{&api, d, v};
+        SCOPED_TRACE(c.Name());
+        Writer w;
+        c.ops().encode(w, v, m.raw());
+        if (!w.ok()) {
+          ++refused;
+          EXPECT_TRUE(w.error().kind == ErrorKind::kNonDefaultField ||
+                      w.error().kind == ErrorKind::kNullNotAllowed)
+              << w.error().ToString();
+          EXPECT_TRUE(absl::StartsWith(w.error().path, absl::StrCat(api.ops(d).spec->name, ".")))
+              << w.error().ToString();
+          continue;
+        }
+        ++encoded;  // what was dropped was ignorable; the bytes decode and re-encode
+        const Bytes bytes = w.Release();
+        AnyMessage back(c.ops());
+        Reader r(bytes);
+        c.ops().decode(r, v, back.raw());
+        ASSERT_TRUE(r.ok() && r.AtEnd()) << r.error().ToString();
+        Writer again;
+        c.ops().encode(again, v, back.raw());
+        EXPECT_EQ(again.Release(), bytes);
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  EXPECT_GT(encoded, 50u);
+  EXPECT_GT(refused, 50u);
+}
+
+// ---- 10. Quirks: accepted at the message level, re-encoded canonically.
+
+TEST(HostileQuirks, EachQuirkAcceptsWhatStrictRejectsAndReencodesCanonically) {
+  struct Probe {
+    const char* name;
+    Quirk quirk;
+    ErrorKind strict;
+    // Whether the probe applies at `at`; sets the hostile bytes replacing `width` bytes
+    // there, and the canonical bytes the decoded value is written back as.
+    std::function<bool(const Bytes& f, size_t at, size_t* width, Bytes* hostile, Bytes* canon)>
+        apply;
+  };
+  const std::vector<Probe> probes = {
+      {"non-canonical varint", kQuirkNonCanonicalVarint, ErrorKind::kVarintNonCanonical,
+       [](const Bytes& f, size_t at, size_t* w, Bytes* h, Bytes* canon) {
+         if (f[at] >= 0x80) return false;
+         *w = 1, *h = {uint8_t(f[at] | 0x80), 0x00}, *canon = {f[at]};
+         return true;
+       }},
+      {"varint extra bits", kQuirkVarintExtraBits, ErrorKind::kVarintOverflow,
+       [](const Bytes& f, size_t at, size_t* w, Bytes* h, Bytes* canon) {
+         if (f[at] >= 0x80) return false;  // bit 32 set in the 5th byte
+         *w = 1, *h = {uint8_t(f[at] | 0x80), 0x80, 0x80, 0x80, 0x10}, *canon = {f[at]};
+         return true;
+       }},
+      {"any non-zero bool", kQuirkAnyNonZeroBool, ErrorKind::kInvalidBool,
+       [](const Bytes& f, size_t at, size_t* w, Bytes* h, Bytes* canon) {
+         if (f[at] > 1) return false;
+         *w = 1, *h = {0x80}, *canon = {0x01};
+         return true;
+       }},
+      {"any struct marker", kQuirkAnyStructMarker, ErrorKind::kInvalidValue,
+       [](const Bytes& f, size_t at, size_t* w, Bytes* h, Bytes* canon) {
+         if (f[at] != 1) return false;
+         *w = 1, *h = {0x05}, *canon = {0x01};
+         return true;
+       }},
+  };
+  std::map<std::string, size_t> found;
+  ForEachCase([&](const Case& c) {
+    const Bytes& frame = MinimalOf(c).frame;
+    for (size_t at = 4; at < frame.size(); ++at) {
+      for (const Probe& p : probes) {
+        size_t width;
+        Bytes hostile, canon;
+        if (!p.apply(frame, at, &width, &hostile, &canon)) continue;
+        const Bytes input = Splice(frame, at, width, hostile);
+        const Error strict = DecodeFrame(c, input).error;
+        if (strict.kind != p.strict || strict.offset != at) continue;  // not that kind of value
+        SCOPED_TRACE(absl::StrFormat("%s at byte %d (%s)", p.name, at, strict.path));
+        ++found[p.name];
+        for (uint32_t quirks : {uint32_t{p.quirk}, kQuirksJava}) {
+          const Decoded d = DecodeFrame(c, input, quirks);
+          ASSERT_TRUE(d.ok()) << d.error.ToString();
+          EXPECT_EQ(d.reencoded, Splice(frame, at, width, canon));
+          EXPECT_NE(d.reencoded, input);
+        }
+      }
+    }
+  });
+  for (const char* name :
+       {"non-canonical varint", "varint extra bits", "any non-zero bool", "any struct marker"}) {
+    EXPECT_GT(found[name], 5u) << name;
+    std::printf("[ quirks   ] %s: %zu positions\n", name, found[name]);
+  }
+}
+
+}  // namespace
+}  // namespace kwire

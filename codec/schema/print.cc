@@ -1,0 +1,405 @@
+// Out-of-line, type-independent parts of the explain visitor (print.h): node
+// bookkeeping, value text, and the text renderers.
+#include "codec/schema/print.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <climits>
+#include <cstdint>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_format.h"
+
+namespace kwire {
+
+// ---- PrintBuilder.
+
+size_t PrintBuilder::OpenAt(size_t offset, PrintNode::Kind kind, std::string label,
+                            std::string type, std::string path) {
+  PrintNode n;
+  n.kind = kind;
+  n.depth = depth_++;
+  n.offset = offset;
+  n.label = std::move(label);
+  n.type = std::move(type);
+  n.path = std::move(path);
+  out_.push_back(std::move(n));
+  return out_.size() - 1;
+}
+
+size_t PrintBuilder::Open(const Reader& r, PrintNode::Kind kind, std::string label,
+                          std::string type, std::string path) {
+  // After a failure the reader is drained; new nodes start at the failure.
+  const size_t at = r.ok() ? r.offset() : r.error().offset;
+  return OpenAt(at, kind, std::move(label), std::move(type), std::move(path));
+}
+
+void PrintBuilder::CloseAt(size_t index, size_t end) {
+  PrintNode& n = out_[index];
+  n.size = end > n.offset ? end - n.offset : 0;
+  --depth_;
+}
+
+void PrintBuilder::Close(const Reader& r, size_t index) {
+  if (r.ok()) {
+    CloseAt(index, r.offset());
+    return;
+  }
+  // Failed inside: the node ends at the failure, or after its last complete child.
+  size_t end = std::max(out_[index].offset, r.error().offset);
+  for (size_t i = index + 1; i < out_.size(); ++i) {
+    end = std::max(end, out_[i].offset + out_[i].size);
+  }
+  out_[index].failed = true;
+  CloseAt(index, end);
+}
+
+size_t PrintBuilder::VarintLength(size_t offset) const {
+  size_t i = offset;
+  while (i < bytes_.size() && (bytes_[i] & 0x80) != 0) ++i;
+  return std::min(i + 1, bytes_.size()) - std::min(offset, bytes_.size());
+}
+
+std::string PrintBuilder::Int(int64_t v) { return std::to_string(v); }
+
+std::string PrintBuilder::Float(double v) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+std::string PrintBuilder::UuidText(const Uuid& u) {
+  // Kafka's Uuid.toString(): URL-safe base64 without padding (22 characters).
+  return absl::WebSafeBase64Escape(
+      absl::string_view(reinterpret_cast<const char*>(u.bytes.data()), u.bytes.size()));
+}
+
+std::string PrintBuilder::SnakeCase(std::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const unsigned char ch = static_cast<unsigned char>(name[i]);
+    if (std::isupper(ch) && i > 0) {
+      const unsigned char prev = static_cast<unsigned char>(name[i - 1]);
+      const bool next_lower =
+          i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1]));
+      if (std::islower(prev) || std::isdigit(prev) || (std::isupper(prev) && next_lower)) {
+        out.push_back('_');
+      }
+    }
+    out.push_back(static_cast<char>(std::tolower(ch)));
+  }
+  return out;
+}
+
+namespace {
+
+// A string value as a C-style quoted literal, shortened to `max` characters.
+std::string Quote(std::string_view s, size_t max) {
+  std::string out = "\"";
+  const bool cut = s.size() > max;
+  out += absl::CEscape(absl::string_view(s.data(), cut ? max : s.size()));
+  out += cut ? "\"..." : "\"";
+  return out;
+}
+
+// Bytes as 0x-prefixed hex, shortened to `max` hex digits.
+std::string HexValue(std::string_view s, size_t max) {
+  if (s.empty()) return "empty";
+  const size_t n = std::min(s.size(), std::max<size_t>(1, max / 2));
+  std::string out = "0x" + absl::BytesToHexString(absl::string_view(s.data(), n));
+  if (n < s.size()) out += "...";
+  return out;
+}
+
+}  // namespace
+
+void PrintBuilder::Blob(size_t index, FieldType kind, bool compact, const std::string* s,
+                        bool sensitive) {
+  PrintNode& n = out_[index];
+  const int64_t len = s == nullptr ? -1 : static_cast<int64_t>(s->size());
+  if (compact) {
+    n.detail = len < 0 ? "(compact, 0 = null)" : absl::StrFormat("(compact, len+1=%d)", len + 1);
+  } else {
+    n.detail = absl::StrFormat("(%s len=%d)", kind == FieldType::kString ? "int16" : "int32", len);
+  }
+  if (s == nullptr) {
+    n.value = "null";
+  } else if (sensitive && !options_.show_secrets && !s->empty()) {
+    n.value = absl::StrFormat("<redacted, %d bytes>", s->size());
+    n.redacted = true;
+    n.redact_skip = static_cast<uint32_t>(compact ? VarintLength(n.offset)
+                                                  : (kind == FieldType::kString ? 2 : 4));
+  } else if (kind == FieldType::kString) {
+    n.value = Quote(*s, options_.max_value_chars);
+  } else {
+    n.value = HexValue(*s, options_.max_value_chars);
+  }
+}
+
+namespace print_internal {
+
+void PrintRecords(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
+                  const std::string& path, std::optional<Records>& out) {
+  const bool compact = c.dc.Compact(f);
+  Reader& r = c.r();
+  const size_t len =
+      c.b.Open(r, Kind::kLength, "length", compact ? "uvarint" : "int32", path + ".length");
+  const int64_t size = r.ReadBytesLength(compact, nullable);
+  c.b.Close(r, len);
+  if (!r.ok()) return;
+  {
+    PrintNode& ln = c.b.node(len);
+    ln.value = PrintBuilder::Int(size < 0 ? (compact ? 0 : -1) : (compact ? size + 1 : size));
+    if (compact) ln.detail = size < 0 ? "(compact, 0 = null)" : "(compact, len+1)";
+    ln.note = size < 0 ? "null" : "bytes of record batches that follow";
+  }
+  if (size < 0) {
+    c.b.node(n).value = "null";
+    out.reset();
+    return;
+  }
+  const size_t at = r.offset();
+  const std::string_view data = r.ReadRaw(static_cast<size_t>(size));
+  if (!r.ok()) return;
+  out.emplace().bytes.assign(data);
+  c.b.node(n).value = size == 0 ? "empty" : absl::StrFormat("%d bytes", size);
+  if (size == 0) return;
+  const std::span<const uint8_t> payload = c.b.bytes().subspan(at, static_cast<size_t>(size));
+  const RecordsPrinter hook = c.b.options().records;
+  if (hook != nullptr && hook(payload, at, c.b.depth(), path, c.b.nodes())) return;
+  // Default: opaque. (Hook point for RecordBatch v2 decoding: PrintOptions::records.)
+  const size_t p = c.b.OpenAt(at, Kind::kRecords, "batches", "records", path + ".batches");
+  c.b.node(p).value = absl::StrFormat("%d bytes", size);
+  c.b.node(p).note = "record batches, not decoded here";
+  c.b.CloseAt(p, at + static_cast<size_t>(size));
+}
+
+size_t OpenTaggedFields(PrintContext& c, const std::string& path, uint32_t* count) {
+  Reader& r = c.r();
+  const size_t n =
+      c.b.Open(r, Kind::kTaggedFields, "tagged_fields", "uvarint", path + ".tagged_fields");
+  const size_t at = r.offset();
+  *count = r.ReadTaggedFieldCount();
+  if (!r.ok()) return n;
+  c.b.node(n).value = PrintBuilder::Int(*count);
+  c.b.node(n).note = c.header_style ? "number of tagged fields in the header"
+                                    : "number of tagged fields in this struct";
+  if (*count > 0) {
+    const size_t m =
+        c.b.OpenAt(at, Kind::kTaggedCount, "count", "uvarint", path + ".tagged_fields.count");
+    c.b.node(m).value = PrintBuilder::Int(*count);
+    c.b.CloseAt(m, r.offset());
+  }
+  return n;
+}
+
+size_t PrintTagHeader(PrintContext& c, const std::string& path, int64_t previous, uint32_t* tag,
+                      uint32_t* size) {
+  Reader& r = c.r();
+  const size_t at = r.offset();
+  const size_t n = c.b.Open(r, Kind::kTag, "tag", "tagged_field", path + ".tagged_fields.tag");
+  if (!r.ReadTagHeader(previous, tag, size)) {
+    c.b.Close(r, n);
+    return SIZE_MAX;
+  }
+  const std::string base = path + ".tagged_fields.tag" + PrintBuilder::Int(*tag);
+  c.b.node(n).label = "tag " + PrintBuilder::Int(*tag);
+  c.b.node(n).path = base;
+  const size_t mid = at + c.b.VarintLength(at);
+  const size_t t = c.b.OpenAt(at, Kind::kTagHeader, "tag", "uvarint", base + ".tag");
+  c.b.node(t).value = PrintBuilder::Int(*tag);
+  c.b.CloseAt(t, mid);
+  const size_t s = c.b.OpenAt(mid, Kind::kTagHeader, "size", "uvarint", base + ".size");
+  c.b.node(s).value = PrintBuilder::Int(*size);
+  c.b.node(s).note = "bytes of the value that follows";
+  c.b.CloseAt(s, r.offset());
+  return n;
+}
+
+void FinishKnownTag(PrintContext& c, size_t n, const FieldSpec& field) {
+  c.b.node(n).note = absl::StrFormat("tagged field %s", c.Label(field));
+}
+
+void PrintUnknownTag(PrintContext& c, size_t n, UnknownTaggedFields& unknown, uint32_t tag,
+                     uint32_t size) {
+  Reader& r = c.r();
+  c.b.node(n).note = "unknown at this version, kept for re-encoding";
+  const size_t at = r.offset();
+  const size_t d = c.b.Open(r, Kind::kUnknownTag, "data", "bytes", c.b.node(n).path + ".data");
+  schema_internal::KeepUnknownTag(c.dc, unknown, tag, size);
+  c.b.Close(r, d);
+  if (!r.ok()) return;
+  const auto raw = c.b.bytes().subspan(at, size);
+  c.b.node(d).value =
+      HexValue(std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()),
+               c.b.options().max_value_chars);
+}
+
+void FailVersion(Reader& r, int16_t version, const MessageSpec& spec) {
+  r.Fail(ErrorKind::kUnsupportedVersion, absl::StrFormat("version %d, valid versions are %d-%d",
+                                                         version, spec.valid.lo, spec.valid.hi));
+}
+
+}  // namespace print_internal
+
+// ---- Renderers.
+
+namespace {
+
+using Kind = PrintNode::Kind;
+
+bool HasChildren(const std::vector<PrintNode>& nodes, size_t i) {
+  return i + 1 < nodes.size() && nodes[i + 1].depth > nodes[i].depth;
+}
+
+std::string ValueColumn(const std::vector<PrintNode>& nodes, size_t i) {
+  const PrintNode& n = nodes[i];
+  if (n.value.empty()) {
+    const bool structish = n.kind == Kind::kField || n.kind == Kind::kElement;
+    return structish && HasChildren(nodes, i) ? "= struct" : "";
+  }
+  if (n.kind == Kind::kField && n.type.rfind("[]", 0) == 0 && n.value != "null") {
+    return "= " + n.value + (n.value == "1" ? " element" : " elements");
+  }
+  return "= " + n.value + (n.detail.empty() ? "" : " " + n.detail);
+}
+
+size_t DisplayWidth(const std::string& s) {
+  // Count UTF-8 code points (the tree uses ASCII, values may not).
+  size_t w = 0;
+  for (unsigned char ch : s) w += (ch & 0xc0) != 0x80;
+  return w;
+}
+
+// Appends `s` padded to `width` columns, then a two-space gap (also after an overlong `s`).
+void Pad(std::string& out, const std::string& s, size_t width) {
+  out += s;
+  for (size_t w = DisplayWidth(s); w < width; ++w) out.push_back(' ');
+  out += "  ";
+}
+
+}  // namespace
+
+std::string RenderObjectTree(const std::vector<PrintNode>& nodes) {
+  const size_t n = nodes.size();
+  // has_next[i]: a later sibling follows node i (backward scan, see below).
+  std::vector<bool> has_next(n, false);
+  {
+    std::vector<bool> seen;
+    for (size_t k = n; k-- > 0;) {
+      const size_t d = static_cast<size_t>(std::max(0, nodes[k].depth));
+      if (seen.size() <= d) seen.resize(d + 1, false);
+      has_next[k] = seen[d];
+      seen[d] = true;
+      seen.resize(d + 1);  // deeper nodes after k belong to k or to earlier subtrees
+    }
+  }
+  struct Row {
+    std::string name, type, value, range, note;
+  };
+  std::vector<Row> rows;
+  rows.reserve(n);
+  std::vector<bool> open;  // open[d]: the ancestor at depth d has a later sibling
+  for (size_t i = 0; i < n; ++i) {
+    const PrintNode& node = nodes[i];
+    const size_t d = static_cast<size_t>(std::max(0, node.depth));
+    Row row;
+    for (size_t k = 1; k < d; ++k) row.name += k < open.size() && open[k] ? "|   " : "    ";
+    if (d > 0) row.name += "+-- ";
+    row.name += node.label;
+    if (open.size() <= d) open.resize(d + 1, false);
+    open[d] = has_next[i];
+    row.type = node.type;
+    row.value = ValueColumn(nodes, i);
+    row.range = absl::StrFormat("[0x%04x, %dB]", node.offset, node.size);
+    row.note = node.note;
+    if (node.failed)
+      row.note += row.note.empty() ? "<-- decoding failed here" : "  <-- decoding failed here";
+    rows.push_back(std::move(row));
+  }
+  // Column widths (capped so that one long value does not push every row).
+  size_t w_name = 0, w_type = 0, w_value = 0, w_range = 0;
+  for (const Row& r : rows) {
+    w_name = std::max(w_name, DisplayWidth(r.name));
+    w_type = std::max(w_type, std::min<size_t>(DisplayWidth(r.type), 40));
+    w_value = std::max(w_value, std::min<size_t>(DisplayWidth(r.value), 48));
+    w_range = std::max(w_range, DisplayWidth(r.range));
+  }
+  std::string out;
+  for (const Row& r : rows) {
+    std::string line;
+    Pad(line, r.name, w_name);
+    Pad(line, r.type, w_type);
+    Pad(line, r.value, w_value);
+    if (r.note.empty()) {
+      line += r.range;
+    } else {
+      Pad(line, r.range, w_range);
+      line += r.note;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+std::string RenderByteLayout(std::span<const uint8_t> bytes, const std::vector<PrintNode>& nodes) {
+  const size_t size = bytes.size();
+  std::string region(size, '.');
+  std::vector<bool> hidden(size, false);
+  for (const PrintNode& n : nodes) {  // pre-order: deeper nodes override
+    char cls = 0;
+    switch (n.kind) {
+      case Kind::kFrame:
+        cls = 'F';
+        break;
+      case Kind::kHeader:
+        cls = 'H';
+        break;
+      case Kind::kBody:
+        cls = 'B';
+        break;
+      case Kind::kRecords:
+        cls = 'R';
+        break;
+      case Kind::kTaggedFields:
+        cls = 'T';
+        break;
+      default:
+        break;
+    }
+    const size_t lo = std::min(n.offset, size), hi = std::min(n.offset + n.size, size);
+    if (cls != 0) std::fill(region.begin() + lo, region.begin() + hi, cls);
+    if (n.redacted) {
+      for (size_t i = std::min(lo + n.redact_skip, hi); i < hi; ++i) hidden[i] = true;
+    }
+  }
+  const int digits = size > 0x10000 ? (size > 0x1000000 ? 8 : 6) : 4;
+  std::string out = absl::StrFormat("byte layout (%d bytes, 16 bytes per row)\n", size);
+  out += std::string(static_cast<size_t>(digits) + 2, ' ');
+  for (int c = 0; c < 16; ++c) out += absl::StrFormat(" %X ", c);
+  out += "   regions\n";
+  for (size_t row = 0; row < size; row += 16) {
+    std::string line = absl::StrFormat("%0*x  ", digits, row);
+    std::string map;
+    for (size_t i = row; i < row + 16; ++i) {
+      if (i < size) {
+        line += hidden[i] ? " **" : absl::StrFormat(" %02x", bytes[i]);
+        map.push_back(region[i]);
+      } else {
+        line += "   ";
+      }
+    }
+    out += line + "   " + map + "\n";
+  }
+  out += "regions: F frame, H header, B body, R records, T tagged fields";
+  if (std::find(hidden.begin(), hidden.end(), true) != hidden.end()) {
+    out += "; ** redacted (sensitive field)";
+  }
+  out += "\n";
+  return out;
+}
+
+}  // namespace kwire

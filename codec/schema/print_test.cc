@@ -1,0 +1,377 @@
+// The explain (print) visitor: for every API x version x direction, minimal and random
+// instances, the object tree tiles the frame exactly, decodes the same message as the
+// decoder, and fails exactly where (and how) the decoder fails on truncated or corrupted
+// bytes. Plus redaction, tagged fields, records and the text renderers.
+#include "codec/schema/print.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "codec/generated/describe_delegation_token_request.h"
+#include "codec/generated/sasl_authenticate_request.h"
+#include "codec/protocol/explain.h"
+#include "codec/protocol/frame.h"
+#include "codec/protocol/minimal.h"
+#include "codec/protocol/registry.h"
+
+namespace kwire {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Kind = PrintNode::Kind;
+
+struct Case {
+  const ApiInfo* api;
+  Direction dir;
+  int16_t version;
+  std::string Name() const {
+    return absl::StrFormat("%s v%d %s", api->name, version, DirectionName(dir));
+  }
+};
+
+std::vector<Case> AllCases() {
+  std::vector<Case> cases;
+  for (const ApiInfo& api : AllApis()) {
+    for (Direction d : {Direction::kRequest, Direction::kResponse}) {
+      const VersionRange r = api.ops(d).spec->valid;
+      for (int v = r.lo; v <= r.hi; ++v) cases.push_back({&api, d, static_cast<int16_t>(v)});
+    }
+  }
+  return cases;
+}
+
+FrameExplanation Explain(const Case& c, std::span<const uint8_t> frame,
+                         const PrintOptions& options = {}) {
+  return c.dir == Direction::kRequest
+             ? ExplainRequestFrame(frame, options)
+             : ExplainResponseFrame(frame, c.api->api_key, c.version, options);
+}
+
+// A well-formed tree: the root covers the frame; depths step by at most one; the
+// children of every node tile it exactly, in order; nothing failed.
+void CheckTiling(const FrameExplanation& ex, const std::string& what) {
+  SCOPED_TRACE(what);
+  const auto& nodes = ex.nodes;
+  ASSERT_FALSE(nodes.empty());
+  EXPECT_EQ(nodes[0].depth, 0);
+  EXPECT_EQ(nodes[0].offset, 0u);
+  EXPECT_EQ(nodes[0].size, ex.bytes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const PrintNode& n = nodes[i];
+    EXPECT_FALSE(n.failed) << n.path;
+    if (i > 0) {
+      EXPECT_GE(n.depth, 1) << n.path;
+      EXPECT_LE(n.depth, nodes[i - 1].depth + 1) << n.path;
+    }
+    if (n.kind == Kind::kLength || n.kind == Kind::kTagHeader || n.kind == Kind::kTaggedFields) {
+      EXPECT_GT(n.size, 0u) << n.path;
+    }
+    size_t expect = n.offset;
+    bool any = false;
+    for (size_t j = i + 1; j < nodes.size() && nodes[j].depth > n.depth; ++j) {
+      if (nodes[j].depth != n.depth + 1) continue;
+      any = true;
+      EXPECT_EQ(nodes[j].offset, expect) << nodes[j].path << " in " << n.path;
+      expect = nodes[j].offset + nodes[j].size;
+    }
+    if (any) {
+      EXPECT_EQ(expect, n.offset + n.size) << "children of " << n.path;
+    }
+  }
+}
+
+std::vector<uint8_t> EncodeFrame(const Case& c, const AnyMessage& body, int32_t correlation) {
+  absl::StatusOr<std::vector<uint8_t>> frame;
+  if (c.dir == Direction::kRequest) {
+    RequestHeader h;
+    h.request_api_key = c.api->api_key;
+    h.request_api_version = c.version;
+    h.correlation_id = correlation;
+    h.client_id = "kw";
+    frame = EncodeRequestFrame(h, body);
+  } else {
+    ResponseHeader h;
+    h.correlation_id = correlation;
+    frame = EncodeResponseFrame(h, c.api->api_key, c.version, body);
+  }
+  EXPECT_TRUE(frame.ok()) << frame.status();
+  return frame.ok() ? *frame : std::vector<uint8_t>{};
+}
+
+TEST(ExplainTest, MinimalFramesTile) {
+  for (const Case& c : AllCases()) {
+    const auto frame = EncodeMinimalFrame(*c.api, c.version, c.dir);
+    ASSERT_TRUE(frame.ok()) << c.Name();
+    const FrameExplanation ex = Explain(c, *frame);
+    ASSERT_TRUE(ex.status.ok()) << c.Name() << ": " << ex.status;
+    EXPECT_TRUE(ex.tree_status.ok()) << c.Name() << ": " << ex.tree_status;
+    CheckTiling(ex, c.Name());
+  }
+}
+
+// Random instances (arrays of 0-3, nulls, known and unknown tagged fields, nullable
+// structs): the tree tiles the frame, and the explain visitor decodes the same message.
+TEST(ExplainTest, RandomInstancesTileAndDecodeTheSame) {
+  std::mt19937_64 rng(20250101);
+  size_t tags = 0, unknown = 0, presence = 0, records = 0;
+  for (const Case& c : AllCases()) {
+    const MessageOps& ops = c.api->ops(c.dir);
+    for (int i = 0; i < 4; ++i) {
+      AnyMessage m(ops);
+      ops.fill_random(rng, c.version, m.raw());
+      const auto frame = EncodeFrame(c, m, static_cast<int32_t>(rng()));
+      const FrameExplanation ex = Explain(c, frame);
+      ASSERT_TRUE(ex.status.ok()) << c.Name() << ": " << ex.status;
+      EXPECT_TRUE(ex.tree_status.ok()) << c.Name();
+      CheckTiling(ex, c.Name());
+      for (const PrintNode& n : ex.nodes) {
+        tags += n.kind == Kind::kTag;
+        unknown += n.kind == Kind::kUnknownTag;
+        presence += n.kind == Kind::kPresence;
+        records += n.kind == Kind::kRecords;
+      }
+      // Body alone, through MessageOps::explain: same message as the original.
+      Writer w;
+      ops.encode(w, c.version, m.raw());
+      ASSERT_TRUE(w.ok());
+      const std::vector<uint8_t> body = w.Release();
+      Reader r(body);
+      std::vector<PrintNode> nodes;
+      PrintOptions options;
+      PrintBuilder b(body, options, nodes);
+      AnyMessage back(ops);
+      ops.explain(r, c.version, b, back.raw());
+      EXPECT_TRUE(r.ok()) << c.Name() << ": " << r.error().ToString();
+      EXPECT_TRUE(r.AtEnd()) << c.Name();
+      EXPECT_TRUE(back == m) << c.Name() << ": explain decoded a different message";
+    }
+  }
+  // The random instances exercise every kind of node.
+  EXPECT_GT(tags, 100u);
+  EXPECT_GT(unknown, 100u);
+  EXPECT_GT(presence, 10u);
+  EXPECT_GT(records, 10u);
+}
+
+// Truncated (size prefix patched) and corrupted frames: the explain visitor stops with
+// exactly the decoder's error, and its nodes stay inside the frame.
+TEST(ExplainTest, FailsExactlyLikeTheDecoder) {
+  std::mt19937_64 rng(7);
+  size_t checked = 0;
+  for (const Case& c : AllCases()) {
+    const VersionRange r = c.api->ops(c.dir).spec->valid;
+    if (c.version != r.lo && c.version != r.hi) continue;
+    AnyMessage m(c.api->ops(c.dir));
+    c.api->ops(c.dir).fill_random(rng, c.version, m.raw());
+    const auto frame = EncodeFrame(c, m, 1);
+    auto check = [&](const std::vector<uint8_t>& bad, const std::string& what) {
+      const FrameExplanation ex = Explain(c, bad);
+      EXPECT_EQ(ex.tree_status, ex.status) << c.Name() << " " << what;
+      for (const PrintNode& n : ex.nodes) {
+        EXPECT_LE(n.offset + n.size, bad.size()) << c.Name() << " " << what << " " << n.path;
+      }
+      ++checked;
+    };
+    for (size_t len = 4; len < frame.size(); ++len) {
+      std::vector<uint8_t> t(frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(len));
+      const uint32_t size = static_cast<uint32_t>(len - 4);
+      t[0] = static_cast<uint8_t>(size >> 24);
+      t[1] = static_cast<uint8_t>(size >> 16);
+      t[2] = static_cast<uint8_t>(size >> 8);
+      t[3] = static_cast<uint8_t>(size);
+      check(t, absl::StrFormat("truncated to %d", len));
+    }
+    for (size_t at = 4; at < frame.size(); ++at) {
+      for (uint8_t b : {0xff, 0x80, 0x02}) {
+        std::vector<uint8_t> t = frame;
+        t[at] = b;
+        check(t, absl::StrFormat("byte %d = %02x", at, b));
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000u);
+}
+
+TEST(ExplainTest, SensitiveFieldsAreRedactedUnlessAsked) {
+  SaslAuthenticateRequest req;
+  req.auth_bytes = "hunter2-secret";
+  const auto frame = EncodeRequestFrame<SaslAuthenticateRequest>(2, 5, "cli", req);
+  ASSERT_TRUE(frame.ok());
+  const std::string secret_hex = "68756e746572322d736563726574";
+
+  const FrameExplanation ex = ExplainRequestFrame(*frame);
+  ASSERT_TRUE(ex.status.ok()) << ex.status;
+  const std::string tree = RenderObjectTree(ex.nodes);
+  const std::string layout = RenderByteLayout(ex.bytes, ex.nodes);
+  EXPECT_THAT(tree, HasSubstr("AuthBytes"));
+  EXPECT_THAT(tree, HasSubstr("<redacted, 14 bytes>"));
+  EXPECT_THAT(tree, Not(HasSubstr("hunter2")));
+  EXPECT_THAT(tree, Not(HasSubstr("68756e")));
+  EXPECT_THAT(layout, HasSubstr("** ** **"));
+  EXPECT_THAT(layout, Not(HasSubstr("68 75 6e")));
+  EXPECT_THAT(layout, HasSubstr("redacted"));
+  // The compact length (len+1 = 15 = 0x0f) stays visible.
+  EXPECT_THAT(layout, HasSubstr(" 0f **"));
+
+  PrintOptions show;
+  show.show_secrets = true;
+  const FrameExplanation shown = ExplainRequestFrame(*frame, show);
+  EXPECT_THAT(RenderObjectTree(shown.nodes), HasSubstr("0x" + secret_hex));
+  EXPECT_THAT(RenderByteLayout(shown.bytes, shown.nodes), HasSubstr("68 75 6e"));
+}
+
+// Known and unknown tagged fields: a `tag N` node with `tag`, `size` and the value.
+TEST(ExplainTest, TaggedFields) {
+  // RequestHeader v2 ClientId is not tagged; use unknown tags on the body instead.
+  DescribeDelegationTokenRequest req;
+  req.owners.emplace();
+  req.unknown_tagged_fields.push_back({7, "ab"});
+  req.unknown_tagged_fields.push_back({300, ""});
+  const auto frame = EncodeRequestFrame<DescribeDelegationTokenRequest>(3, 0, "", req);
+  ASSERT_TRUE(frame.ok());
+  const FrameExplanation ex = ExplainRequestFrame(*frame);
+  ASSERT_TRUE(ex.status.ok()) << ex.status;
+  CheckTiling(ex, "tagged");
+  std::vector<std::string> rows;
+  for (const PrintNode& n : ex.nodes) {
+    if (n.path.rfind("Body.tagged_fields", 0) == 0) {
+      rows.push_back(absl::StrFormat("%d %s %s %s [%d,%d]", n.depth, n.path, n.type, n.value,
+                                     n.offset, n.size));
+    }
+  }
+  EXPECT_THAT(rows, ::testing::ElementsAre("2 Body.tagged_fields uvarint 2 [16,8]",
+                                           "3 Body.tagged_fields.count uvarint 2 [16,1]",
+                                           "3 Body.tagged_fields.tag7 tagged_field  [17,4]",
+                                           "4 Body.tagged_fields.tag7.tag uvarint 7 [17,1]",
+                                           "4 Body.tagged_fields.tag7.size uvarint 2 [18,1]",
+                                           "4 Body.tagged_fields.tag7.data bytes 0x6162 [19,2]",
+                                           "3 Body.tagged_fields.tag300 tagged_field  [21,3]",
+                                           "4 Body.tagged_fields.tag300.tag uvarint 300 [21,2]",
+                                           "4 Body.tagged_fields.tag300.size uvarint 0 [23,1]",
+                                           "4 Body.tagged_fields.tag300.data bytes empty [24,0]"));
+}
+
+// Records: opaque by default, or whatever the RecordsPrinter hook appends.
+bool FakeBatches(std::span<const uint8_t> data, size_t offset, int depth, const std::string& path,
+                 std::vector<PrintNode>& out) {
+  PrintNode n;
+  n.kind = Kind::kRecords;
+  n.depth = depth;
+  n.offset = offset;
+  n.size = data.size();
+  n.path = path + ".RecordBatch[0]";
+  n.label = "RecordBatch[0]";
+  n.type = "RecordBatch v2";
+  out.push_back(n);
+  return true;
+}
+
+TEST(ExplainTest, RecordsOpaqueOrHook) {
+  const ApiInfo* produce = FindApi(0);
+  const auto frame = EncodeMinimalFrame(*produce, 9, Direction::kRequest);
+  ASSERT_TRUE(frame.ok());
+  const FrameExplanation ex = ExplainRequestFrame(*frame);
+  ASSERT_TRUE(ex.status.ok());
+  const PrintNode* batches = nullptr;
+  for (const PrintNode& n : ex.nodes) {
+    if (n.kind == Kind::kRecords) batches = &n;
+  }
+  ASSERT_NE(batches, nullptr);
+  EXPECT_EQ(batches->size, 61u);
+  EXPECT_EQ(batches->value, "61 bytes");
+  EXPECT_THAT(batches->path, ::testing::EndsWith(".Records.batches"));
+
+  PrintOptions options;
+  options.records = &FakeBatches;
+  const FrameExplanation hooked = ExplainRequestFrame(*frame, options);
+  CheckTiling(hooked, "hooked");
+  bool found = false;
+  for (const PrintNode& n : hooked.nodes) {
+    if (n.type == "RecordBatch v2") {
+      found = true;
+      EXPECT_EQ(n.size, 61u);
+    }
+    EXPECT_NE(n.label, "batches");
+  }
+  EXPECT_TRUE(found);
+  EXPECT_THAT(RenderByteLayout(hooked.bytes, hooked.nodes), HasSubstr("RRRR"));
+}
+
+// The text tree in the documentation pages' style. The RenewDelegationToken v2 request
+// tree is the page's (../shared/seeds, conformance/vectors/seeds.txt) column for column;
+// only the description column differs: kwire's definitions carry no "about" texts, so
+// body fields have no note.
+TEST(ExplainTest, RenderedTreeMatchesThePage) {
+  const auto frame = EncodeMinimalFrame(*FindApi(39), 2, Direction::kRequest);
+  ASSERT_TRUE(frame.ok());
+  const FrameExplanation ex = ExplainRequestFrame(*frame);
+  EXPECT_EQ(ex.title, "RenewDelegationTokenRequest v2, request header v2, 25 bytes on the wire");
+  EXPECT_EQ(
+      RenderObjectTree(ex.nodes),
+      R"(RenewDelegationTokenRequest      message v2                                    [0x0000, 25B]
++-- Frame                                                                      [0x0000, 4B]   length-delimited framing
+|   +-- size                     int32            = 21                         [0x0000, 4B]   number of bytes that follow
++-- RequestHeader                v2                                            [0x0004, 11B]  common request header
+|   +-- request_api_key          int16            = 39 (RenewDelegationToken)  [0x0004, 2B]   numeric id of the API being invoked
+|   +-- request_api_version      int16            = 2                          [0x0006, 2B]   version of the API being invoked
+|   +-- correlation_id           int32            = 0                          [0x0008, 4B]   echoed back by the broker in the response
+|   +-- client_id                nullable_string  = "" (int16 len=0)           [0x000c, 2B]   always a non-flexible int16-prefixed string
+|   +-- tagged_fields            uvarint          = 0                          [0x000e, 1B]   number of tagged fields in the header
++-- RenewDelegationTokenRequest  struct                                        [0x000f, 10B]  message body, version 2
+    +-- Hmac                     bytes            = empty (compact, len+1=1)   [0x000f, 1B]
+    +-- RenewPeriodMs            int64            = 0                          [0x0010, 8B]
+    +-- tagged_fields            uvarint          = 0                          [0x0018, 1B]   number of tagged fields in this struct
+)");
+  EXPECT_EQ(RenderByteLayout(ex.bytes, ex.nodes),
+            R"(byte layout (25 bytes, 16 bytes per row)
+       0  1  2  3  4  5  6  7  8  9  A  B  C  D  E  F    regions
+0000   00 00 00 15 00 27 00 02 00 00 00 00 00 00 00 01   FFFFHHHHHHHHHHTB
+0010   00 00 00 00 00 00 00 00 00                        BBBBBBBBT
+regions: F frame, H header, B body, R records, T tagged fields
+)");
+}
+
+TEST(ExplainTest, RenderedTreeNestedArrays) {
+  const auto frame = EncodeMinimalFrame(*FindApi(41), 3, Direction::kRequest);
+  ASSERT_TRUE(frame.ok());
+  const std::string tree = RenderObjectTree(ExplainRequestFrame(*frame).nodes);
+  EXPECT_THAT(tree, HasSubstr("+-- Owners"));
+  EXPECT_THAT(tree, HasSubstr("= 1 element"));
+  EXPECT_THAT(tree, HasSubstr("|   +-- length"));
+  EXPECT_THAT(tree, HasSubstr("= 2 (compact, n+1)"));
+  EXPECT_THAT(tree, HasSubstr("|   +-- DescribeDelegationTokenOwner[0]"));
+  EXPECT_THAT(tree, HasSubstr("= struct"));
+  EXPECT_THAT(tree, HasSubstr("|       +-- PrincipalType"));
+  EXPECT_THAT(tree, HasSubstr("= \"\" (compact, len+1=1)"));
+  EXPECT_THAT(tree, HasSubstr("[0x0013, 1B]"));
+}
+
+// A truncated frame: the tree up to the failure, the failing node marked.
+TEST(ExplainTest, TruncatedFrameMarksTheFailure) {
+  std::vector<uint8_t> frame = *EncodeMinimalFrame(*FindApi(41), 3, Direction::kRequest);
+  frame.pop_back();
+  frame[3] = static_cast<uint8_t>(frame.size() - 4);
+  const FrameExplanation ex = ExplainRequestFrame(frame);
+  EXPECT_THAT(std::string(ex.status.message()),
+              HasSubstr("truncated at byte 19 in DescribeDelegationTokenRequest.tagged_fields"));
+  EXPECT_EQ(ex.tree_status, ex.status);
+  const std::string tree = RenderObjectTree(ex.nodes);
+  EXPECT_THAT(tree, HasSubstr("decoding failed here"));
+  EXPECT_TRUE(ex.nodes[0].failed);
+}
+
+TEST(ExplainTest, SnakeCase) {
+  EXPECT_EQ(PrintBuilder::SnakeCase("RequestApiKey"), "request_api_key");
+  EXPECT_EQ(PrintBuilder::SnakeCase("ClientId"), "client_id");
+  EXPECT_EQ(PrintBuilder::SnakeCase("ThrottleTimeMs"), "throttle_time_ms");
+  EXPECT_EQ(PrintBuilder::SnakeCase("HMACKey"), "hmac_key");
+}
+
+}  // namespace
+}  // namespace kwire

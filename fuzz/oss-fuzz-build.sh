@@ -1,0 +1,60 @@
+#!/bin/bash -eu
+# Builds kwire's fuzz targets the OSS-Fuzz way. The one build script shared by
+# ClusterFuzzLite (.clusterfuzzlite/build.sh), the OSS-Fuzz project
+# (oss-fuzz/projects/kwire/build.sh) and tools/oss-fuzz-sim.sh.
+#
+# Inputs (set by the OSS-Fuzz base-builder image, or by tools/oss-fuzz-sim.sh):
+#   CC CXX CFLAGS CXXFLAGS   compiler and sanitizer/coverage flags
+#   LIB_FUZZING_ENGINE       engine to link (-fsanitize=fuzzer for libFuzzer)
+#   SRC WORK OUT             sources, scratch space, output directory
+#   SANITIZER                address / undefined / coverage / ... (informational)
+#   KWIRE_SRC                kwire checkout (default: $SRC/kwire)
+#   KWIRE_BUILD_JOBS         build parallelism (default: all cores)
+# Output in $OUT, for every fuzz target <t> of fuzz/CMakeLists.txt:
+#   <t>  <t>.dict  <t>.options  <t>_seed_corpus.zip (corpus/<t>/ + corpus/regressions/)
+set -o pipefail
+
+kwire="${KWIRE_SRC:-$SRC/kwire}"
+jobs="${KWIRE_BUILD_JOBS:-$(nproc)}"
+targets=$(sed -n '/^set(KWIRE_FUZZERS/,/^)/p' "$kwire/fuzz/CMakeLists.txt" | grep -o '[a-z_]*_fuzzer')
+
+# Abseil must be compiled with the same C++ library as the targets (OSS-Fuzz links
+# libc++): build it from $SRC/abseil-cpp when the image provides it, else use the
+# system package (tools/oss-fuzz-sim.sh on Debian: libstdc++ throughout).
+prefix_path=""
+if [ -d "$SRC/abseil-cpp" ]; then
+  if [ ! -f "$WORK/absl-install/lib/cmake/absl/abslConfig.cmake" ]; then
+    cmake -S "$SRC/abseil-cpp" -B "$WORK/absl-build" -G Ninja \
+      -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=20 -DABSL_PROPAGATE_CXX_STD=ON \
+      -DABSL_BUILD_TESTING=OFF -DBUILD_TESTING=OFF \
+      -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+      -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
+      -DCMAKE_INSTALL_PREFIX="$WORK/absl-install"
+    cmake --build "$WORK/absl-build" -j"$jobs"
+    cmake --install "$WORK/absl-build" >/dev/null
+  fi
+  prefix_path="$WORK/absl-install"
+fi
+
+# The codec and the targets: flags come only from $CFLAGS/$CXXFLAGS (no build-type
+# flags, no kwire sanitizer options), the engine from $LIB_FUZZING_ENGINE.
+cmake -S "$kwire" -B "$WORK/kwire-build" -G Ninja \
+  -DCMAKE_BUILD_TYPE= \
+  -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+  -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
+  -DCMAKE_PREFIX_PATH="$prefix_path" \
+  -DKWIRE_FUZZ=OFF -DKWIRE_SANITIZE=OFF -DKWIRE_TESTS=OFF -DKWIRE_BENCH=OFF \
+  -DKWIRE_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE"
+# shellcheck disable=SC2086
+cmake --build "$WORK/kwire-build" -j"$jobs" --target $targets
+
+for t in $targets; do
+  cp "$WORK/kwire-build/fuzz/$t" "$OUT/"
+  for ext in dict options; do
+    if [ -f "$kwire/fuzz/$t.$ext" ]; then cp "$kwire/fuzz/$t.$ext" "$OUT/"; fi
+  done
+  rm -f "$OUT/${t}_seed_corpus.zip"
+  (cd "$kwire/corpus" && find "$t" regressions -type f ! -name '*.md' 2>/dev/null |
+     zip -q -j -@ "$OUT/${t}_seed_corpus.zip")
+done
+echo "oss-fuzz-build: $(echo $targets | wc -w) targets in $OUT"

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# kwire fuzz campaign: builds the fuzz preset (clang-14 + libFuzzer + ASan/UBSan) and
+# runs every fuzz target for a while on a copy of its shipped corpus, then prints per
+# target: executions per second, coverage (libFuzzer's final cov = edges, ft =
+# features), corpus growth and crashes. Every crash, leak, timeout or OOM is minimized
+# (-minimize_crash) into corpus/regressions/<target>-<kind>-<sha1 prefix> with a
+# one-line command to reproduce it.
+#
+# Usage: tools/fuzz-campaign.sh [seconds-per-target] [target...]
+#   seconds   default $KWIRE_FUZZ_SECONDS, else 20
+#   targets   default: every target in fuzz/CMakeLists.txt (KWIRE_FUZZERS)
+# Environment:
+#   KWIRE_FUZZ_JOBS      build parallelism (default 2)
+#   KWIRE_FUZZ_WORK      work directory (default build/fuzz-campaign/<timestamp>)
+#   KWIRE_FUZZ_VARIANT   binary suffix, e.g. "_bytes" for the frame targets without
+#                        the structure-aware mutator (tools/fuzz-mutator-compare.sh)
+#   KWIRE_FUZZ_ARGS      extra libFuzzer flags (e.g. "-seed=1 -use_value_profile=1")
+# The committed corpus is never modified: new inputs stay in the work directory (use
+# libFuzzer's -merge=1 by hand to promote some). Exit status 1 if anything crashed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+secs="${1:-${KWIRE_FUZZ_SECONDS:-20}}"
+shift || true
+all_targets=$(sed -n '/^set(KWIRE_FUZZERS/,/^)/p' fuzz/CMakeLists.txt | grep -o '[a-z_]*_fuzzer')
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  # shellcheck disable=SC2206
+  targets=($all_targets)
+fi
+variant="${KWIRE_FUZZ_VARIANT:-}"
+jobs="${KWIRE_FUZZ_JOBS:-2}"
+work="${KWIRE_FUZZ_WORK:-build/fuzz-campaign/$(date +%Y%m%d-%H%M%S)}"
+bin_dir=build/fuzz/fuzz
+
+echo "== fuzz campaign: ${#targets[@]} targets x ${secs}s (work dir ${work}) =="
+mkdir -p "$(dirname "$work")"
+cmake --preset fuzz >/dev/null
+build_targets=()
+for t in "${targets[@]}"; do build_targets+=("${t}${variant}"); done
+nice cmake --build build/fuzz -j"$jobs" --target "${build_targets[@]}" >"${work}.build.log" 2>&1 ||
+  { mkdir -p "$(dirname "$work")"; tail -40 "${work}.build.log"; echo "fuzz build failed"; exit 2; }
+mkdir -p "$work"
+mv "${work}.build.log" "$work/build.log"
+
+# Reads "key = value" from fuzz/<target>.options.
+option() { sed -n "s/^$2 *= *//p" "fuzz/$1.options" 2>/dev/null | head -1; }
+
+summary=()
+crashes=0
+for t in "${targets[@]}"; do
+  bin="$bin_dir/${t}${variant}"
+  dir="$work/${t}${variant}"
+  mkdir -p "$dir/corpus" "$dir/artifacts"
+  if [ -d "corpus/$t" ]; then cp -r "corpus/$t/." "$dir/corpus/"; fi
+  before=$(find "$dir/corpus" -type f | wc -l)
+  max_len=$(option "$t" max_len)
+  args=(-max_total_time="$secs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2560
+        -artifact_prefix="$dir/artifacts/" -max_len="${max_len:-4096}")
+  [ -f "fuzz/$t.dict" ] && args+=(-dict="fuzz/$t.dict")
+  # shellcheck disable=SC2206
+  args+=(${KWIRE_FUZZ_ARGS:-})
+  set +e
+  nice "$bin" "${args[@]}" "$dir/corpus" corpus/regressions >"$dir/log" 2>&1
+  rc=$?
+  set -e
+  after=$(find "$dir/corpus" -type f | wc -l)
+  execs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log" | tail -1)
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
+  last=$(grep -E '^#[0-9]+' "$dir/log" | grep -E 'cov: [0-9]+' | tail -1 || true)
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+  found=()
+  while IFS= read -r -d '' a; do found+=("$a"); done \
+    < <(find "$dir/artifacts" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' \
+        -o -name 'timeout-*' -o -name 'oom-*' \) -print0)
+  status="ok"
+  if [ ${#found[@]} -gt 0 ] || { [ $rc -ne 0 ] && [ -z "$execs" ]; }; then
+    status="FAILED (exit $rc)"
+  fi
+  summary+=("$(printf '%-24s %9s %10s %7s %7s %6s -> %-6s %s' "$t$variant" "${execs:-?}" \
+    "${runs:-?}" "${cov:-?}" "${ft:-?}" "$before" "$after" "$status")")
+  for a in "${found[@]}"; do
+    crashes=$((crashes + 1))
+    kind=$(basename "$a" | cut -d- -f1)
+    sha=$(sha1sum "$a" | cut -c1-12)
+    out="corpus/regressions/${t}-${kind}-${sha}"
+    echo "-- $t: $kind $(basename "$a"), minimizing into $out"
+    grep -m1 -E '==kwire==|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' \
+      "$dir/log" || true
+    set +e
+    nice "$bin" -minimize_crash=1 -runs=20000 -max_total_time=120 \
+      -exact_artifact_path="$out" "$a" >"$dir/minimize-$sha.log" 2>&1
+    set -e
+    [ -f "$out" ] || cp "$a" "$out"
+    echo "   reproduce: $bin_dir/$t $out"
+    echo "   (describe it in corpus/regressions/README.md)"
+  done
+done
+
+echo
+printf '%-24s %9s %10s %7s %7s %16s %s\n' target exec/s runs cov ft "corpus growth" result
+for line in "${summary[@]}"; do echo "$line"; done
+echo "logs: $work/<target>/log"
+if [ $crashes -gt 0 ]; then
+  echo "fuzz campaign: $crashes finding(s), minimized into corpus/regressions/"
+  exit 1
+fi
+echo "fuzz campaign: no findings"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Line coverage of codec/ reached by the fuzz corpus: builds the fuzz targets with
+# clang-14 source-based coverage (-fprofile-instr-generate -fcoverage-mapping, no
+# sanitizers, replay main), replays corpus/ through every target, merges the profiles
+# with llvm-profdata-14 and reports with llvm-cov-14:
+#   build/fuzz-coverage/report.txt   per-file summary of codec/ (the figure in README)
+#   build/fuzz-coverage/html/        annotated sources
+#
+# Usage: tools/fuzz-coverage.sh [extra-dir...]
+#   extra-dir  more inputs to replay, e.g. a campaign's grown corpus
+#              (build/fuzz-campaign/<stamp>/<target>/corpus): a directory whose path
+#              names a target is replayed through that target only, others through all.
+# Environment: KWIRE_FUZZ_JOBS (build parallelism, default 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+dir=build/fuzz-coverage
+jobs="${KWIRE_FUZZ_JOBS:-2}"
+targets=$(sed -n '/^set(KWIRE_FUZZERS/,/^)/p' fuzz/CMakeLists.txt | grep -o '[a-z_]*_fuzzer')
+flags="-O1 -g -fprofile-instr-generate -fcoverage-mapping"
+
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE= \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+  -DKWIRE_TESTS=OFF -DKWIRE_BENCH=OFF -DKWIRE_FUZZ=OFF -DKWIRE_SANITIZE=OFF >/dev/null
+# shellcheck disable=SC2086
+nice cmake --build "$dir" -j"$jobs" --target $targets >"$dir/build.log" 2>&1 ||
+  { tail -30 "$dir/build.log"; echo "coverage build failed"; exit 2; }
+
+rm -rf "$dir/profiles"
+mkdir -p "$dir/profiles"
+objects=()
+for t in $targets; do
+  inputs=("$root/corpus")
+  for extra in "$@"; do
+    case "$extra" in
+      *_fuzzer*) [[ "$extra" == *"$t"* ]] && inputs+=("$extra") ;;
+      *) inputs+=("$extra") ;;
+    esac
+  done
+  LLVM_PROFILE_FILE="$dir/profiles/$t-%p.profraw" "$dir/fuzz/$t" "${inputs[@]}" >/dev/null
+  objects+=(-object "$dir/fuzz/$t")
+done
+llvm-profdata-14 merge -sparse "$dir"/profiles/*.profraw -o "$dir/merged.profdata"
+
+# codec/ sources only (no tests); the generated message headers are listed separately.
+ignore='(_test\.cc|_test_util\.h|test_util\.h|/fuzz/|/usr/|records_throughput\.cc)'
+llvm-cov-14 report "${objects[@]:1}" -instr-profile "$dir/merged.profdata" \
+  -ignore-filename-regex="$ignore" "$root/codec" >"$dir/report.txt"
+llvm-cov-14 report "${objects[@]:1}" -instr-profile "$dir/merged.profdata" \
+  "$root/$dir/gen/codec" >"$dir/report-generated.txt" 2>/dev/null || true
+rm -rf "$dir/html"
+llvm-cov-14 show "${objects[@]:1}" -instr-profile "$dir/merged.profdata" -format=html \
+  -ignore-filename-regex="$ignore" -output-dir "$dir/html" "$root/codec" >/dev/null
+
+cat "$dir/report.txt"
+total=$(grep '^TOTAL' "$dir/report.txt")
+# TOTAL columns: regions missed cover functions missed executed lines missed cover ...
+lines=$(awk '{print $10}' <<<"$total")
+echo
+echo "fuzz corpus line coverage of codec/: $lines (report: $dir/report.txt, html: $dir/html/index.html)"

@@ -1,0 +1,663 @@
+#include "tools/kwire/cli.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "codec/protocol/explain.h"
+#include "codec/protocol/frame.h"
+#include "codec/protocol/minimal.h"
+#include "codec/protocol/registry.h"
+#include "conformance/check.h"
+#if KWIRE_HAVE_RECORDS_PRINT
+#include "codec/records/print_records.h"
+#endif
+
+namespace kwire::cli {
+namespace {
+
+// ---- Help texts.
+
+constexpr const char* kMainUsage =
+    "usage: kwire <command> [options]\n"
+    "\n"
+    "Kafka wire protocol codec: every API key and version, requests and responses.\n"
+    "\n"
+    "commands:\n"
+    "  apis           list every API: key, name, request/response versions, first flexible\n"
+    "                 version, versions removed in Kafka 4.0 (KIP-896), unstable versions\n"
+    "  minimal        print the documented minimal frame of an API version as hex\n"
+    "  decode         decode a frame read from stdin and print its re-encoding\n"
+    "  explain        print the object tree and byte layout of a frame read from stdin\n"
+    "  conformance    run the conformance vectors (decode, byte-identical re-encode,\n"
+    "                 minimal instance, seed trees); JUnit / JSON reports\n"
+    "  help [command] this text, or a command's help (same as `kwire <command> --help`)\n"
+    "\n"
+    "exit status: 0 success, 1 failure, 2 usage error\n";
+
+constexpr const char* kApisUsage =
+    "usage: kwire apis\n"
+    "\n"
+    "One line per API key: key, name, request versions, response versions, first flexible\n"
+    "version (KIP-482), versions removed in Kafka 4.0 (KIP-896; kwire still speaks them)\n"
+    "and whether the latest version is unstable (latestVersionUnstable).\n";
+
+constexpr const char* kMinimalUsage =
+    "usage: kwire minimal <api key|name> <version|max> <request|response>\n"
+    "\n"
+    "Prints the documented minimal frame (conformance/README.md) as lowercase hex: size\n"
+    "prefix, header (correlation_id 0, client_id \"\"), and the smallest legal body\n"
+    "(numbers zero, strings empty, one element per array, an empty RecordBatch v2 in\n"
+    "records fields, tagged fields absent).\n"
+    "\n"
+    "example: kwire minimal 41 3 request      (or: kwire minimal DescribeDelegationToken 3 "
+    "request)\n";
+
+constexpr const char* kDecodeUsage =
+    "usage: kwire decode <request|response> [--api K --version V] [--binary] [--quirks LIST]\n"
+    "\n"
+    "Reads one frame (size prefix included) from stdin: hex (whitespace ignored), or raw\n"
+    "bytes with --binary. Prints the re-encoded frame as hex and exits 0 when it decodes\n"
+    "and re-encodes to the same bytes. Exits 1 with the precise error otherwise (e.g.\n"
+    "\"truncated at byte 17 in FetchRequest.Topics[0].FetchOffset (need 8, have 3)\"), or,\n"
+    "when the frame decodes but re-encodes differently (possible only under --quirks),\n"
+    "prints the canonical re-encoding and says where it differs.\n"
+    "\n"
+    "options:\n"
+    "  --api K          API key or name; required for responses (their header does not\n"
+    "                   carry it), checked against the header for requests\n"
+    "  --version V      API version; required for responses, checked for requests\n"
+    "  --binary         stdin holds raw bytes instead of hex\n"
+    "  --quirks LIST    accept what Apache Kafka's Java code accepts: `java` (all), or a\n"
+    "                   comma-separated list of non-canonical-varint, varint-extra-bits,\n"
+    "                   any-nonzero-bool, any-negative-length-is-null, unordered-tags,\n"
+    "                   any-struct-marker (default: strict)\n";
+
+constexpr const char* kExplainUsage =
+    "usage: kwire explain <request|response> [--api K --version V] [--binary] [--quirks LIST]\n"
+    "                     [--show-secrets]\n"
+    "\n"
+    "Reads one frame like `kwire decode` and prints its byte layout (16 bytes per row,\n"
+    "with a region map) and its object tree: frame, header and body, every field with\n"
+    "[offset, size], Kafka type and value, and the length / count / tagged-field rows.\n"
+    "Sensitive fields (SASL auth bytes, token HMACs, SCRAM salts and salted passwords) are\n"
+    "redacted unless --show-secrets. Exits 1, after printing the tree up to the failure,\n"
+    "when the frame does not decode.\n"
+    "\n"
+    "options: --api, --version, --binary, --quirks as for `kwire decode`, and\n"
+    "  --show-secrets   print sensitive fields and their bytes\n";
+
+constexpr const char* kConformanceUsage =
+    "usage: kwire conformance [dir] [--expected-failures FILE] [--junit FILE] [--json FILE]\n"
+    "\n"
+    "Runs every *.txt vector file in dir (default: $KWIRE_CONFORMANCE_DIR, else the\n"
+    "installed share/kwire/conformance/vectors, else the source tree's conformance/vectors)\n"
+    "with the checks of the GoogleTest runner: each frame decodes, re-encodes to the same\n"
+    "bytes and equals the codec's minimal instance, and each seed frame's object tree\n"
+    "matches its seed tree. Prints a summary; exits 1 on any failure.\n"
+    "\n"
+    "options:\n"
+    "  --expected-failures FILE  known failures, `<api_key> <version> <request|response>\n"
+    "                            # reason` per line (default: dir/../expected_failures.txt\n"
+    "                            or dir/expected_failures.txt if present). A listed vector\n"
+    "                            that passes is reported and fails the run.\n"
+    "  --junit FILE              write a JUnit XML report (one testcase per vector)\n"
+    "  --json FILE               write a JSON report\n";
+
+// ---- Argument parsing.
+
+struct Args {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> values;
+  std::set<std::string> flags;
+  bool help = false;
+
+  std::optional<std::string> Get(const std::string& name) const {
+    auto it = values.find(name);
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+// A usage error: set by the helpers below, printed with the command's usage (exit 2).
+struct Usage {
+  std::string error;
+  bool Fail(std::string message) {
+    if (error.empty()) error = std::move(message);
+    return false;
+  }
+  bool ok() const { return error.empty(); }
+};
+
+// Parses `args[from..]`: --name VALUE / --name=VALUE for `valued`, --name for `flags`,
+// -h/--help anywhere, `--` ends options. Returns false with `error` set on bad usage.
+bool Parse(const std::vector<std::string>& args, size_t from, const std::set<std::string>& valued,
+           const std::set<std::string>& flags, Args& out, std::string& error) {
+  bool options_done = false;
+  for (size_t i = from; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (options_done || a.size() < 2 || a[0] != '-' ||
+        (a.size() > 1 && std::isdigit(static_cast<unsigned char>(a[1])))) {
+      out.positional.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      options_done = true;
+      continue;
+    }
+    if (a == "-h" || a == "--help") {
+      out.help = true;
+      continue;
+    }
+    std::string name = a, value;
+    const size_t eq = a.find('=');
+    const bool has_value = eq != std::string::npos;
+    if (has_value) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+    }
+    const std::string bare = name.rfind("--", 0) == 0 ? name.substr(2) : "";
+    if (valued.count(bare)) {
+      if (!has_value) {
+        if (i + 1 == args.size()) {
+          error = "option " + name + " needs a value";
+          return false;
+        }
+        value = args[++i];
+      }
+      if (out.values.count(bare)) {
+        error = "option " + name + " given twice";
+        return false;
+      }
+      out.values[bare] = value;
+    } else if (flags.count(bare)) {
+      if (has_value) {
+        error = "option " + name + " takes no value";
+        return false;
+      }
+      out.flags.insert(bare);
+    } else {
+      error = "unknown option " + name;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<long> ParseNumber(const std::string& s) {
+  if (s.empty() || s.size() > 12) return std::nullopt;
+  size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return std::nullopt;
+  long v = 0;
+  for (; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+    v = v * 10 + (s[i] - '0');
+  }
+  return s[0] == '-' ? -v : v;
+}
+
+bool ResolveApi(const std::string& s, const ApiInfo*& api, Usage& u) {
+  if (auto n = ParseNumber(s)) {
+    api = *n >= INT16_MIN && *n <= INT16_MAX ? FindApi(static_cast<int16_t>(*n)) : nullptr;
+    return api != nullptr || u.Fail("unknown API key " + s + " (see `kwire apis`)");
+  }
+  api = FindApiByName(s);
+  return api != nullptr || u.Fail("unknown API name '" + s + "' (see `kwire apis`)");
+}
+
+bool ResolveDirection(const std::string& s, Direction& dir, Usage& u) {
+  if (s == "request")
+    dir = Direction::kRequest;
+  else if (s == "response")
+    dir = Direction::kResponse;
+  else
+    return u.Fail("expected 'request' or 'response', got '" + s + "'");
+  return true;
+}
+
+bool ResolveVersion(const ApiInfo& api, Direction dir, const std::string& s, int16_t& version,
+                    Usage& u) {
+  const VersionRange valid =
+      dir == Direction::kRequest ? api.request_versions() : api.response_versions();
+  if (s == "max") {
+    version = valid.hi;
+    return true;
+  }
+  auto n = ParseNumber(s);
+  if (!n) return u.Fail("expected a version number or 'max', got '" + s + "'");
+  if (*n < valid.lo || *n > valid.hi) {
+    return u.Fail(absl::StrFormat("%s %s version %s is not valid; valid versions are %d-%d",
+                                  api.name, DirectionName(dir), s, valid.lo, valid.hi));
+  }
+  version = static_cast<int16_t>(*n);
+  return true;
+}
+
+bool ResolveQuirks(const std::string& list, uint32_t& q, Usage& u) {
+  static const std::map<std::string, uint32_t> kNames = {
+      {"java", kQuirksJava},
+      {"none", 0},
+      {"non-canonical-varint", kQuirkNonCanonicalVarint},
+      {"varint-extra-bits", kQuirkVarintExtraBits},
+      {"any-nonzero-bool", kQuirkAnyNonZeroBool},
+      {"any-negative-length-is-null", kQuirkAnyNegativeLengthIsNull},
+      {"unordered-tags", kQuirkUnorderedTags},
+      {"any-struct-marker", kQuirkAnyStructMarker},
+  };
+  q = 0;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = list.find(',', start);
+    const std::string name =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    auto it = kNames.find(name);
+    if (it == kNames.end()) return u.Fail("unknown quirk '" + name + "' (see --help)");
+    q |= it->second;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return true;
+}
+
+std::string Hex(std::span<const uint8_t> b) {
+  static const char* const kDigits = "0123456789abcdef";
+  std::string out;
+  out.reserve(b.size() * 2);
+  for (uint8_t x : b) {
+    out.push_back(kDigits[x >> 4]);
+    out.push_back(kDigits[x & 15]);
+  }
+  return out;
+}
+
+// Reads stdin as hex (whitespace ignored) or raw bytes. Returns false with `error` set.
+bool ReadInput(std::istream& in, bool binary, std::vector<uint8_t>& out, std::string& error) {
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (binary) {
+    out.assign(data.begin(), data.end());
+  } else {
+    std::string hex;
+    for (size_t i = 0; i < data.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(data[i]);
+      if (std::isspace(c)) continue;
+      if (!std::isxdigit(c)) {
+        error = absl::StrFormat(
+            "input is not hex: %s at character %d (use --binary for raw "
+            "bytes)",
+            std::isprint(c) ? absl::StrFormat("'%c'", c) : absl::StrFormat("byte 0x%02x", c), i);
+        return false;
+      }
+      hex.push_back(static_cast<char>(c));
+    }
+    if (hex.size() % 2 != 0) {
+      error = absl::StrFormat("input is not hex: odd number of hex digits (%d)", hex.size());
+      return false;
+    }
+    out.clear();
+    for (size_t i = 0; i < hex.size(); i += 2) {
+      out.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+  }
+  if (out.empty()) {
+    error = "no input: expected a frame on stdin";
+    return false;
+  }
+  return true;
+}
+
+bool RequireNoPositional(const Args& a, size_t n, Usage& u) {
+  return a.positional.size() <= n || u.Fail("unexpected argument '" + a.positional[n] + "'");
+}
+
+// ---- Commands.
+
+std::string RangeText(VersionRange r) {
+  if (r.empty()) return "none";
+  if (r.lo == r.hi) return absl::StrFormat("%d", r.lo);
+  return absl::StrFormat("%d-%d", r.lo, r.hi);
+}
+
+int Apis(const Args& a, std::ostream& out, Usage& u) {
+  if (!RequireNoPositional(a, 0, u)) return kExitUsage;
+  out << absl::StrFormat("%-4s %-29s %-9s %-9s %-9s %-9s %s\n", "key", "name", "request",
+                         "response", "flexible", "removed", "notes");
+  for (const ApiInfo& api : AllApis()) {
+    const VersionRange req = api.request_versions();
+    const VersionRange cur = api.current_versions();
+    const std::string removed =
+        cur.lo > req.lo ? RangeText(VersionRange{req.lo, static_cast<int16_t>(cur.lo - 1)}) : "-";
+    const int16_t flex = api.first_flexible_version();
+    std::string notes;
+    if (api.latest_unstable()) notes = absl::StrFormat("v%d unstable", req.hi);
+    if (cur.empty()) notes += (notes.empty() ? "" : ", ") + std::string("removed in 4.0");
+    std::string line =
+        absl::StrFormat("%-4d %-29s %-9s %-9s %-9s %-9s %s", api.api_key, api.name, RangeText(req),
+                        RangeText(api.response_versions()),
+                        flex < 0 ? "none" : absl::StrFormat("%d+", flex), removed, notes);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  }
+  return kExitOk;
+}
+
+int Minimal(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
+  if (a.positional.size() != 3) {
+    u.Fail("expected <api key|name> <version|max> <request|response>");
+    return kExitUsage;
+  }
+  const ApiInfo* api = nullptr;
+  Direction dir = Direction::kRequest;
+  int16_t version = 0;
+  if (!ResolveApi(a.positional[0], api, u) || !ResolveDirection(a.positional[2], dir, u) ||
+      !ResolveVersion(*api, dir, a.positional[1], version, u)) {
+    return kExitUsage;
+  }
+  const auto frame = EncodeMinimalFrame(*api, version, dir);
+  if (!frame.ok()) {
+    err << "kwire minimal: " << frame.status().message() << "\n";
+    return kExitFailure;
+  }
+  out << Hex(*frame) << "\n";
+  return kExitOk;
+}
+
+// The frame commands' shared options.
+struct FrameInput {
+  Direction dir = Direction::kRequest;
+  const ApiInfo* api = nullptr;    // --api
+  std::optional<int16_t> version;  // --version
+  uint32_t quirks = 0;
+  std::vector<uint8_t> bytes;
+};
+
+// Parses <request|response> --api --version --quirks (false: usage error in `u`).
+bool ParseFrameArgs(const Args& a, FrameInput& f, Usage& u) {
+  if (a.positional.empty()) return u.Fail("expected 'request' or 'response'");
+  if (!RequireNoPositional(a, 1, u) || !ResolveDirection(a.positional[0], f.dir, u)) {
+    return false;
+  }
+  if (auto api = a.Get("api"); api && !ResolveApi(*api, f.api, u)) return false;
+  if (auto v = a.Get("version")) {
+    int16_t version = 0;
+    if (f.api == nullptr) {
+      auto n = ParseNumber(*v);
+      if (!n || *n < INT16_MIN || *n > INT16_MAX) return u.Fail("bad --version '" + *v + "'");
+      version = static_cast<int16_t>(*n);
+    } else if (!ResolveVersion(*f.api, f.dir, *v, version, u)) {
+      return false;
+    }
+    f.version = version;
+  }
+  if (f.dir == Direction::kResponse && (f.api == nullptr || !f.version)) {
+    return u.Fail("a response needs --api and --version (its header does not name them)");
+  }
+  if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, f.quirks, u)) return false;
+  return true;
+}
+
+// Parses the arguments and reads stdin. Returns an exit status to stop with, or -1.
+int ReadFrameInput(const Args& a, std::istream& in, std::ostream& err, const char* cmd,
+                   FrameInput& f, Usage& u) {
+  if (!ParseFrameArgs(a, f, u)) return kExitUsage;
+  std::string error;
+  if (!ReadInput(in, a.flags.count("binary") > 0, f.bytes, error)) {
+    err << "kwire " << cmd << ": " << error << "\n";
+    return kExitFailure;
+  }
+  return -1;
+}
+
+// For requests: checks that the header agrees with --api / --version.
+bool CheckRequestHeader(const FrameInput& f, int16_t key, int16_t version, std::ostream& err,
+                        const char* cmd) {
+  if ((f.api != nullptr && f.api->api_key != key) || (f.version && *f.version != version)) {
+    const ApiInfo* actual = FindApi(key);
+    err << "kwire " << cmd << ": "
+        << absl::StrFormat("the frame is %s v%d (api key %d), but --api/--version say %s v%d\n",
+                           actual ? actual->name : "?", version, key,
+                           f.api ? f.api->name : (actual ? actual->name : "?"),
+                           f.version.value_or(version));
+    return false;
+  }
+  return true;
+}
+
+int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err, Usage& u) {
+  FrameInput f;
+  if (int rc = ReadFrameInput(a, in, err, "decode", f, u); rc >= 0) return rc;
+  FrameOptions options;
+  options.decode.quirks = f.quirks;
+  absl::StatusOr<std::vector<uint8_t>> again;
+  std::string what;
+  if (f.dir == Direction::kRequest) {
+    auto frame = DecodeRequestFrame(f.bytes, options);
+    if (!frame.ok()) {
+      err << "kwire decode: " << frame.status().message() << "\n";
+      return kExitFailure;
+    }
+    if (!CheckRequestHeader(f, frame->api_key(), frame->api_version(), err, "decode")) {
+      return kExitFailure;
+    }
+    what = absl::StrFormat("%s v%d", frame->body.spec().name, frame->api_version());
+    again = EncodeRequestFrame(frame->header, frame->body);
+  } else {
+    auto frame = DecodeResponseFrame(f.bytes, f.api->api_key, *f.version, options);
+    if (!frame.ok()) {
+      err << "kwire decode: " << frame.status().message() << "\n";
+      return kExitFailure;
+    }
+    what = absl::StrFormat("%s v%d", frame->body.spec().name, *f.version);
+    again = EncodeResponseFrame(frame->header, f.api->api_key, *f.version, frame->body);
+  }
+  if (!again.ok()) {
+    err << "kwire decode: " << what
+        << " decoded, but re-encoding failed: " << again.status().message() << "\n";
+    return kExitFailure;
+  }
+  out << Hex(*again) << "\n";
+  if (*again != f.bytes) {
+    size_t i = 0;
+    while (i < again->size() && i < f.bytes.size() && (*again)[i] == f.bytes[i]) ++i;
+    err << "kwire decode: " << what
+        << absl::StrFormat(
+               " decoded, but re-encodes differently (%d bytes in, %d out; first "
+               "difference at byte %d): the input is not canonical%s\n",
+               f.bytes.size(), again->size(), i, f.quirks != 0 ? " (accepted under --quirks)" : "");
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& err, Usage& u) {
+  FrameInput f;
+  if (int rc = ReadFrameInput(a, in, err, "explain", f, u); rc >= 0) return rc;
+  PrintOptions options;
+  options.decode.quirks = f.quirks;
+  options.show_secrets = a.flags.count("show-secrets") > 0;
+#if KWIRE_HAVE_RECORDS_PRINT
+  options.records = &PrintRecordBatches;  // RecordBatch v2 / message set rows
+#endif
+  const FrameExplanation ex =
+      f.dir == Direction::kRequest
+          ? ExplainRequestFrame(f.bytes, options)
+          : ExplainResponseFrame(f.bytes, f.api->api_key, *f.version, options);
+  out << ex.title << "\n\n"
+      << RenderByteLayout(ex.bytes, ex.nodes) << "\nobject tree\n"
+      << RenderObjectTree(ex.nodes);
+  if (!ex.status.ok()) {
+    err << "kwire explain: " << ex.status.message() << "\n";
+    return kExitFailure;
+  }
+  if (f.dir == Direction::kRequest && f.bytes.size() >= 8) {
+    const int16_t key = static_cast<int16_t>((f.bytes[4] << 8) | f.bytes[5]);
+    const int16_t version = static_cast<int16_t>((f.bytes[6] << 8) | f.bytes[7]);
+    if (!CheckRequestHeader(f, key, version, err, "explain")) return kExitFailure;
+  }
+  return kExitOk;
+}
+
+namespace fs = std::filesystem;
+
+std::string DefaultVectorsDir() {
+  if (const char* env = std::getenv("KWIRE_CONFORMANCE_DIR"); env != nullptr && *env != 0) {
+    return env;
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed =
+        exe.parent_path() / ".." / "share" / "kwire" / "conformance" / "vectors";
+    if (fs::is_directory(installed, ec)) return fs::weakly_canonical(installed, ec).string();
+  }
+#ifdef KWIRE_INSTALL_VECTORS_DIR
+  if (fs::is_directory(KWIRE_INSTALL_VECTORS_DIR, ec)) return KWIRE_INSTALL_VECTORS_DIR;
+#endif
+#ifdef KWIRE_SOURCE_VECTORS_DIR
+  if (fs::is_directory(KWIRE_SOURCE_VECTORS_DIR, ec)) return KWIRE_SOURCE_VECTORS_DIR;
+#endif
+  return "";
+}
+
+bool WriteFile(const std::string& path, const std::string& text, std::ostream& err) {
+  std::ofstream o(path, std::ios::binary | std::ios::trunc);
+  o << text;
+  o.close();
+  if (!o) {
+    err << "kwire conformance: cannot write " << path << "\n";
+    return false;
+  }
+  return true;
+}
+
+int Conformance(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
+  if (!RequireNoPositional(a, 1, u)) return kExitUsage;
+  std::string dir = a.positional.empty() ? DefaultVectorsDir() : a.positional[0];
+  if (dir.empty()) {
+    u.Fail("no vector directory found; pass one (e.g. conformance/vectors)");
+    return kExitUsage;
+  }
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    u.Fail("not a directory: " + dir);
+    return kExitUsage;
+  }
+  std::string expected;
+  if (auto e = a.Get("expected-failures")) {
+    expected = *e;
+    if (!fs::is_regular_file(expected, ec)) {
+      u.Fail("no such file: " + expected);
+      return kExitUsage;
+    }
+  } else {
+    for (const fs::path& p : {fs::path(dir) / ".." / "expected_failures.txt",
+                              fs::path(dir) / "expected_failures.txt"}) {
+      if (fs::is_regular_file(p, ec)) {
+        expected = fs::weakly_canonical(p, ec).string();
+        break;
+      }
+    }
+  }
+  const conformance::Report report = conformance::RunConformance(dir, expected);
+  out << conformance::RenderSummary(report);
+  bool wrote = true;
+  if (auto j = a.Get("junit")) wrote &= WriteFile(*j, conformance::RenderJUnit(report), err);
+  if (auto j = a.Get("json")) wrote &= WriteFile(*j, conformance::RenderJson(report), err);
+  return report.ok() && wrote ? kExitOk : kExitFailure;
+}
+
+struct Command {
+  const char* name;
+  const char* usage;
+  std::set<std::string> valued;
+  std::set<std::string> flags;
+};
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> commands = {
+      {"apis", kApisUsage, {}, {}},
+      {"minimal", kMinimalUsage, {}, {}},
+      {"decode", kDecodeUsage, {"api", "version", "quirks"}, {"binary"}},
+      {"explain", kExplainUsage, {"api", "version", "quirks"}, {"binary", "show-secrets"}},
+      {"conformance", kConformanceUsage, {"expected-failures", "junit", "json"}, {}},
+  };
+  return commands;
+}
+
+const Command* FindCommand(const std::string& name) {
+  for (const Command& c : Commands()) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int Run(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+        std::ostream& err) {
+  if (args.empty()) {
+    err << kMainUsage;
+    return kExitUsage;
+  }
+  const std::string& name = args[0];
+  if (name == "-h" || name == "--help") {
+    out << kMainUsage;
+    return kExitOk;
+  }
+  if (name == "help") {
+    if (args.size() == 1) {
+      out << kMainUsage;
+      return kExitOk;
+    }
+    const Command* c = FindCommand(args[1]);
+    if (c == nullptr || args.size() > 2) {
+      err << "kwire help: unknown command '" << args[1] << "'\n\n" << kMainUsage;
+      return kExitUsage;
+    }
+    out << c->usage;
+    return kExitOk;
+  }
+  const Command* cmd = FindCommand(name);
+  if (cmd == nullptr) {
+    err << "kwire: unknown command '" << name << "'\n\n" << kMainUsage;
+    return kExitUsage;
+  }
+  Args a;
+  std::string error;
+  if (!Parse(args, 1, cmd->valued, cmd->flags, a, error)) {
+    err << "kwire " << cmd->name << ": " << error << "\n\n" << cmd->usage;
+    return kExitUsage;
+  }
+  if (a.help) {
+    out << cmd->usage;
+    return kExitOk;
+  }
+  Usage u;
+  int rc = kExitUsage;
+  if (name == "apis")
+    rc = Apis(a, out, u);
+  else if (name == "minimal")
+    rc = Minimal(a, out, err, u);
+  else if (name == "decode")
+    rc = Decode(a, in, out, err, u);
+  else if (name == "explain")
+    rc = Explain(a, in, out, err, u);
+  else
+    rc = Conformance(a, out, err, u);
+  if (!u.ok()) {
+    err << "kwire " << cmd->name << ": " << u.error << "\n\n" << cmd->usage;
+    return kExitUsage;
+  }
+  return rc;
+}
+
+}  // namespace kwire::cli

@@ -1,0 +1,274 @@
+// The `kwire` command line tool, run in process: outputs and exit codes.
+#include "tools/kwire/cli.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace kwire::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+struct Outcome {
+  int rc;
+  std::string out, err;
+};
+
+Outcome Kwire(std::vector<std::string> args, const std::string& input = "") {
+  std::istringstream in(input);
+  std::ostringstream out, err;
+  const int rc = Run(args, in, out, err);
+  return {rc, out.str(), err.str()};
+}
+
+constexpr const char* kDdt3Request = "0000001000290003000000000000000201010000";
+
+TEST(KwireCli, MainUsage) {
+  const Outcome none = Kwire({});
+  EXPECT_EQ(none.rc, kExitUsage);
+  EXPECT_THAT(none.err, HasSubstr("usage: kwire <command>"));
+  const Outcome help = Kwire({"--help"});
+  EXPECT_EQ(help.rc, kExitOk);
+  EXPECT_THAT(help.out, HasSubstr("conformance"));
+  const Outcome bad = Kwire({"frobnicate"});
+  EXPECT_EQ(bad.rc, kExitUsage);
+  EXPECT_THAT(bad.err, HasSubstr("unknown command 'frobnicate'"));
+}
+
+TEST(KwireCli, EveryCommandHasHelp) {
+  for (const char* cmd : {"apis", "minimal", "decode", "explain", "conformance"}) {
+    const Outcome o = Kwire({cmd, "--help"});
+    EXPECT_EQ(o.rc, kExitOk) << cmd;
+    EXPECT_THAT(o.out, StartsWith(std::string("usage: kwire ") + cmd)) << cmd;
+    const Outcome h = Kwire({"help", cmd});
+    EXPECT_EQ(h.out, o.out) << cmd;
+  }
+}
+
+TEST(KwireCli, Apis) {
+  const Outcome o = Kwire({"apis"});
+  EXPECT_EQ(o.rc, kExitOk);
+  std::vector<std::string> lines;
+  std::istringstream ss(o.out);
+  for (std::string l; std::getline(ss, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 91u);  // header + API keys 0-89
+  EXPECT_THAT(lines[0], StartsWith("key"));
+  EXPECT_THAT(lines[1], StartsWith("0    Produce"));
+  EXPECT_THAT(lines[1], HasSubstr(" 0-12 "));
+  EXPECT_THAT(lines[1], HasSubstr(" 9+ "));
+  EXPECT_THAT(lines[1], HasSubstr(" 0-2"));  // KIP-896 removals
+  EXPECT_THAT(o.out, HasSubstr("unstable"));
+  EXPECT_EQ(Kwire({"apis", "extra"}).rc, kExitUsage);
+}
+
+TEST(KwireCli, Minimal) {
+  const Outcome o = Kwire({"minimal", "41", "3", "request"});
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_EQ(o.out, std::string(kDdt3Request) + "\n");
+  EXPECT_EQ(Kwire({"minimal", "DescribeDelegationToken", "max", "request"}).out, o.out);
+  EXPECT_EQ(Kwire({"minimal", "describedelegationtokenrequest", "3", "request"}).out, o.out);
+  EXPECT_EQ(Kwire({"minimal", "39", "2", "response"}).out,
+            "000000140000000000000000000000000000000000000000\n");
+}
+
+TEST(KwireCli, MinimalUsageErrors) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"minimal"},
+           {"minimal", "41", "3"},
+           {"minimal", "999", "0", "request"},
+           {"minimal", "NoSuchApi", "0", "request"},
+           {"minimal", "41", "9", "request"},
+           {"minimal", "41", "x", "request"},
+           {"minimal", "41", "3", "sideways"},
+           {"minimal", "41", "3", "request", "--frob"},
+       }) {
+    const Outcome o = Kwire(args);
+    EXPECT_EQ(o.rc, kExitUsage) << args.size();
+    EXPECT_THAT(o.err, HasSubstr("usage: kwire minimal"));
+  }
+  EXPECT_THAT(Kwire({"minimal", "41", "9", "request"}).err, HasSubstr("valid versions are 0-3"));
+}
+
+TEST(KwireCli, DecodeRoundTrip) {
+  const Outcome o = Kwire({"decode", "request"}, std::string(kDdt3Request) + "\n");
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_EQ(o.out, std::string(kDdt3Request) + "\n");
+  EXPECT_EQ(o.err, "");
+  // Whitespace anywhere is ignored.
+  EXPECT_EQ(Kwire({"decode", "request"}, "00000010 0029 0003\n 00000000 0000 00 02 01 01 00 00").rc,
+            kExitOk);
+  // Responses need the API and version.
+  const std::string resp = "000000140000000000000000000000000000000000000000";
+  EXPECT_EQ(Kwire({"decode", "response", "--api", "39", "--version", "2"}, resp).out, resp + "\n");
+  EXPECT_EQ(Kwire({"decode", "response", "--api=RenewDelegationToken", "--version=2"}, resp).rc,
+            kExitOk);
+  const Outcome missing = Kwire({"decode", "response"}, resp);
+  EXPECT_EQ(missing.rc, kExitUsage);
+  EXPECT_THAT(missing.err, HasSubstr("needs --api and --version"));
+}
+
+TEST(KwireCli, DecodeBinary) {
+  std::string raw;
+  for (size_t i = 0; i < std::string(kDdt3Request).size(); i += 2) {
+    raw.push_back(
+        static_cast<char>(std::stoi(std::string(kDdt3Request).substr(i, 2), nullptr, 16)));
+  }
+  const Outcome o = Kwire({"decode", "request", "--binary"}, raw);
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_EQ(o.out, std::string(kDdt3Request) + "\n");
+}
+
+TEST(KwireCli, DecodeErrors) {
+  // Truncated body (size prefix patched): the precise error.
+  const Outcome t = Kwire({"decode", "request"}, "0000000f002900030000000000000002010100");
+  EXPECT_EQ(t.rc, kExitFailure);
+  EXPECT_EQ(t.out, "");
+  EXPECT_THAT(t.err, StartsWith("kwire decode: truncated at byte 19 in "
+                                "DescribeDelegationTokenRequest.tagged_fields ("));
+  // Truncated frame (size prefix says more).
+  const Outcome f = Kwire({"decode", "request"}, "00000010002900030000000000000002010100");
+  EXPECT_EQ(f.rc, kExitFailure);
+  EXPECT_THAT(f.err, HasSubstr("truncated at byte 0 in Frame.size"));
+  // Not hex, odd digits, empty.
+  EXPECT_THAT(Kwire({"decode", "request"}, "00zz").err, HasSubstr("not hex: 'z' at character 2"));
+  EXPECT_THAT(Kwire({"decode", "request"}, "000").err, HasSubstr("odd number"));
+  EXPECT_EQ(Kwire({"decode", "request"}, " \n").rc, kExitFailure);
+  // The header disagrees with --api / --version.
+  const Outcome m = Kwire({"decode", "request", "--api", "39"}, kDdt3Request);
+  EXPECT_EQ(m.rc, kExitFailure);
+  EXPECT_THAT(m.err, HasSubstr("the frame is DescribeDelegationToken v3"));
+  EXPECT_EQ(Kwire({"decode", "request", "--quirks", "nope"}, kDdt3Request).rc, kExitUsage);
+}
+
+// A non-canonical frame decodes under --quirks java but re-encodes differently.
+TEST(KwireCli, DecodeQuirksReencodeDiffers) {
+  // The body's Owners count 0x02 written overlong as 0x82 0x00; size 16 -> 17.
+  const std::string frame =
+      "00000011"
+      "00290003"
+      "00000000"
+      "0000"
+      "00"
+      "8200"
+      "0101"
+      "0000";
+  const Outcome strict = Kwire({"decode", "request"}, frame);
+  EXPECT_EQ(strict.rc, kExitFailure);
+  EXPECT_THAT(strict.err, HasSubstr("non-canonical"));
+  const Outcome java = Kwire({"decode", "request", "--quirks", "java"}, frame);
+  EXPECT_EQ(java.rc, kExitFailure);
+  EXPECT_EQ(java.out, std::string(kDdt3Request) + "\n");
+  EXPECT_THAT(java.err, HasSubstr("decoded, but re-encodes differently"));
+  EXPECT_THAT(java.err, HasSubstr("first difference at byte 3"));
+  EXPECT_EQ(Kwire({"decode", "request", "--quirks", "non-canonical-varint"}, frame).rc,
+            kExitFailure);
+}
+
+TEST(KwireCli, Explain) {
+  const Outcome o = Kwire({"explain", "request"}, kDdt3Request);
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_THAT(o.out, StartsWith("DescribeDelegationTokenRequest v3, request header v2, 20 bytes "
+                                "on the wire\n"));
+  EXPECT_THAT(o.out, HasSubstr("byte layout (20 bytes, 16 bytes per row)"));
+  EXPECT_THAT(o.out, HasSubstr("object tree\nDescribeDelegationTokenRequest"));
+  EXPECT_THAT(o.out, HasSubstr("= 41 (DescribeDelegationToken)"));
+  EXPECT_THAT(o.out, HasSubstr("+-- tagged_fields"));
+
+  const Outcome t = Kwire({"explain", "request"}, "0000000f002900030000000000000002010100");
+  EXPECT_EQ(t.rc, kExitFailure);
+  EXPECT_THAT(t.out, HasSubstr("decoding failed here"));
+  EXPECT_THAT(t.err, HasSubstr("truncated at byte 19"));
+}
+
+TEST(KwireCli, ExplainRedactsSecrets) {
+  // SaslAuthenticate v2 request, AuthBytes = "secret" (compact bytes 07 + 6 bytes).
+  const std::string body =
+      "00240002"
+      "00000001"
+      "0003636c69"
+      "00"
+      "07736563726574"
+      "00";
+  char size[32];
+  std::snprintf(size, sizeof size, "%08zx", body.size() / 2);
+  const std::string fixed = std::string(size) + body;
+  const Outcome o = Kwire({"explain", "request"}, fixed);
+  ASSERT_EQ(o.rc, kExitOk) << o.err << o.out;
+  EXPECT_THAT(o.out, HasSubstr("<redacted, 6 bytes>"));
+  EXPECT_THAT(o.out, Not(HasSubstr("73 65 63")));
+  const Outcome s = Kwire({"explain", "request", "--show-secrets"}, fixed);
+  EXPECT_THAT(s.out, HasSubstr("0x736563726574"));
+  EXPECT_THAT(s.out, HasSubstr("73 65 63"));
+}
+
+TEST(KwireCli, Conformance) {
+  const std::string dir = KWIRE_TEST_VECTORS_DIR;
+  const std::string junit = testing::TempDir() + "/kwire-junit.xml";
+  const std::string json = testing::TempDir() + "/kwire.json";
+  const Outcome o = Kwire({"conformance", dir, "--junit", junit, "--json", json});
+  EXPECT_EQ(o.rc, kExitOk) << o.out << o.err;
+  EXPECT_THAT(o.out, HasSubstr("minimal.txt"));
+  EXPECT_THAT(o.out, HasSubstr("seed nodes matched"));
+  EXPECT_THAT(o.out, HasSubstr("PASS: 676 vectors, 676 passed, 0 failed"));
+  std::ifstream j(junit);
+  std::string xml((std::istreambuf_iterator<char>(j)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(xml,
+              HasSubstr("<testsuites name=\"kwire conformance\" tests=\"676\" failures=\"0\""));
+  std::ifstream k(json);
+  std::string js((std::istreambuf_iterator<char>(k)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(js, HasSubstr("\"ok\": true"));
+  EXPECT_THAT(js, HasSubstr("\"total\": 676"));
+  // Default directory (the source tree's, in a build tree).
+  EXPECT_EQ(Kwire({"conformance"}).rc, kExitOk);
+  EXPECT_EQ(Kwire({"conformance", "/nonexistent/dir"}).rc, kExitUsage);
+}
+
+// Expected failures: a listed vector that fails is expected; one that passes is an error;
+// an unlisted failure fails the run.
+TEST(KwireCli, ConformanceExpectedFailures) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(testing::TempDir()) / "kwire-conf";
+  fs::remove_all(root);
+  fs::create_directories(root / "vectors");
+  {
+    std::ofstream v(root / "vectors" / "mini.txt");
+    v << "# test vectors\n"
+      << "41 DescribeDelegationToken 3 request 20 " << kDdt3Request << "\n"
+      << "41 DescribeDelegationToken 3 response 20 " << kDdt3Request << "\n";  // wrong
+  }
+  const std::string dir = (root / "vectors").string();
+  const Outcome fail = Kwire({"conformance", dir});
+  EXPECT_EQ(fail.rc, kExitFailure);
+  EXPECT_THAT(fail.out, HasSubstr("FAIL mini.txt:3 41 DescribeDelegationToken v3 response"));
+  EXPECT_THAT(fail.out, HasSubstr("FAIL: 2 vectors, 1 passed, 1 failed"));
+
+  {
+    std::ofstream e(root / "expected_failures.txt");
+    e << "# known\n41 3 response  # transcription test\n";
+  }
+  const Outcome expected = Kwire({"conformance", dir});
+  EXPECT_EQ(expected.rc, kExitOk) << expected.out;
+  EXPECT_THAT(expected.out, HasSubstr("1 expected failures"));
+
+  {
+    std::ofstream e(root / "expected_failures.txt");
+    e << "41 3 request  # claims to fail but passes\n41 3 response # real\n";
+  }
+  const Outcome xpass = Kwire({"conformance", dir});
+  EXPECT_EQ(xpass.rc, kExitFailure);
+  EXPECT_THAT(xpass.out, HasSubstr("XPASS mini.txt:2"));
+  EXPECT_THAT(xpass.out, HasSubstr("but passes: remove it from the list"));
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace kwire::cli
