@@ -44,7 +44,7 @@ mkdir -p "$work"
 mv "${work}.build.log" "$work/build.log"
 
 # Reads "key = value" from fuzz/<target>.options.
-option() { sed -n "s/^$2 *= *//p" "fuzz/$1.options" 2>/dev/null | head -1; }
+option() { sed -n "s/^$2 *= *//p" "fuzz/$1.options" 2>/dev/null | head -1 || true; }
 
 summary=()
 crashes=0
