@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <new>
 #include <random>
 #include <string>
 #include <utility>
@@ -31,6 +32,29 @@ benchmark::internal::Benchmark* Register(const std::string& name, Args&&... args
       benchmark::RegisterBenchmark(name.c_str(), std::forward<Args>(args)...);
   if (fixed > 0) b->Iterations(fixed);
   return b;
+}
+
+/// Empties a reused writer. Writer::Clear keeps the capacity; before it existed (when an
+/// older commit is measured with this bench/), a fresh writer is constructed instead.
+template <class W>
+void ResetWriter(W& w, size_t capacity) {
+  if constexpr (requires { w.Clear(); }) {
+    w.Clear();
+  } else {
+    w.~W();
+    new (&w) W(capacity);
+  }
+}
+
+/// The main of every benchmark binary: registers (`register_all`), then runs what the
+/// command line selects. Returns the process exit status.
+inline int BenchMain(int argc, char** argv, void (*register_all)()) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
 }
 
 /// Values per varint buffer. Large enough that the branch predictor cannot memorise the

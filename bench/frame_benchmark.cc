@@ -271,10 +271,5 @@ void RegisterAll() {
 }  // namespace kwire::bench
 
 int main(int argc, char** argv) {
-  kwire::bench::RegisterAll();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return kwire::bench::BenchMain(argc, argv, &kwire::bench::RegisterAll);
 }

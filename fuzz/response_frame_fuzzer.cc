@@ -2,76 +2,30 @@
 // does not name its API: the caller knows it from the request), then one response
 // frame (int32 size prefix, response header, body).
 //
-// Invariants (a violation aborts):
-//   * strict decode succeeds  → encode succeeds and is byte-identical to the frame,
-//                               decoding that again gives an equal frame, and so does
-//                               decoding the frame with every Java quirk on;
-//   * only a Java-quirk decode succeeds → encode succeeds, the encoding differs from
-//     the frame, decodes strictly to an equal frame and re-encodes byte-identically;
-//   * a failed decode is an error Status (never a crash, leak or UB: the sanitizers).
-// Equality compares every field, float64 bit for bit (fuzz/mutate.h BitwiseEqual).
+// Invariants on the frame: fuzz/frame_check.h (strict decode → byte-identical
+// re-encode; Java-quirk decode → stable canonical re-encode; errors are Statuses).
 // Structure-aware mutation: fuzz/frame_mutator.h (off in *_bytes builds).
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
 #include "codec/protocol/frame.h"
 #include "fuzz/frame_mutator.h"
-#include "fuzz/fuzz_check.h"
-#include "fuzz/mutate.h"
+#include "fuzz/frame_check.h"
 
 namespace kwire::fuzz {
 namespace {
-
-bool SameFrame(const ResponseFrame& a, const ResponseFrame& b) {
-  return a.header_version == b.header_version && a.header == b.header &&
-         &a.body.ops() == &b.body.ops() &&
-         FindMutateOps(a.body.ops().spec)->bitwise_equal(a.body.raw(), b.body.raw());
-}
-
-std::vector<uint8_t> ReencodeAndCheck(const ResponseFrame& frame, int16_t key, int16_t version) {
-  const char* name = frame.body.spec().name;
-  auto encoded = EncodeResponseFrame(frame.header, key, version, frame.body);
-  KWIRE_FUZZ_CHECK(encoded.ok(), "a decoded %s v%d does not encode: %s", name, version,
-                   encoded.status().ToString());
-  auto again = DecodeResponseFrame(*encoded, key, version);
-  KWIRE_FUZZ_CHECK(again.ok(), "the encoding of a decoded %s v%d does not decode: %s\n%s", name,
-                   version, again.status().ToString(), Hex(*encoded));
-  KWIRE_FUZZ_CHECK(SameFrame(frame, *again), "decode(encode(decode(b))) != decode(b) for %s v%d",
-                   name, version);
-  auto twice = EncodeResponseFrame(again->header, key, version, again->body);
-  KWIRE_FUZZ_CHECK(twice.ok() && *twice == *encoded,
-                   "encoding of %s v%d is not stable on the second pass", name, version);
-  return *std::move(encoded);
-}
 
 void Check(std::span<const uint8_t> in) {
   if (in.size() < kResponsePrefixSize) return;
   const int16_t key = static_cast<int16_t>((in[0] << 8) | in[1]);
   const int16_t version = static_cast<int16_t>((in[2] << 8) | in[3]);
-  const std::span<const uint8_t> frame = in.subspan(kResponsePrefixSize);
-  FrameOptions java;
-  java.decode.quirks = kQuirksJava;
-  auto strict = DecodeResponseFrame(frame, key, version);
-  if (strict.ok()) {
-    const std::vector<uint8_t> encoded = ReencodeAndCheck(*strict, key, version);
-    KWIRE_FUZZ_CHECK(std::equal(encoded.begin(), encoded.end(), frame.begin(), frame.end()),
-                     "canonical %s v%d does not re-encode byte-identically: %s",
-                     strict->body.spec().name, version, FirstDifference(frame, encoded));
-    auto lenient = DecodeResponseFrame(frame, key, version, java);
-    KWIRE_FUZZ_CHECK(lenient.ok() && SameFrame(*strict, *lenient),
-                     "canonical %s v%d reads differently with the Java quirks: %s",
-                     strict->body.spec().name, version, lenient.status().ToString());
-    return;
-  }
-  KWIRE_FUZZ_CHECK(!strict.status().message().empty(), "error without a message");
-  auto lenient = DecodeResponseFrame(frame, key, version, java);
-  if (!lenient.ok()) return;
-  const std::vector<uint8_t> encoded = ReencodeAndCheck(*lenient, key, version);
-  KWIRE_FUZZ_CHECK(!std::equal(encoded.begin(), encoded.end(), frame.begin(), frame.end()),
-                   "frame rejected strictly (%s) re-encodes to itself",
-                   strict.status().ToString());
+  CheckFrameRoundTrip(
+      in.subspan(kResponsePrefixSize), version,
+      [&](std::span<const uint8_t> b, const FrameOptions& o) {
+        return DecodeResponseFrame(b, key, version, o);
+      },
+      [&](const ResponseFrame& f) { return EncodeResponseFrame(f.header, key, version, f.body); });
 }
 
 }  // namespace

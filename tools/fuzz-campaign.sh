@@ -15,6 +15,9 @@
 #   KWIRE_FUZZ_VARIANT   binary suffix, e.g. "_bytes" for the frame targets without
 #                        the structure-aware mutator (tools/fuzz-mutator-compare.sh)
 #   KWIRE_FUZZ_ARGS      extra libFuzzer flags (e.g. "-seed=1 -use_value_profile=1")
+#   KWIRE_FUZZ_BIN_DIR   run the targets found there instead of building the fuzz
+#                        preset (e.g. build/oss-fuzz-sim/out after tools/oss-fuzz-sim.sh,
+#                        as .ci/run does: one clang build instead of two)
 # The committed corpus is never modified: new inputs stay in the work directory (use
 # libFuzzer's -merge=1 by hand to promote some). Exit status 1 if anything crashed.
 set -euo pipefail
@@ -31,17 +34,20 @@ fi
 variant="${KWIRE_FUZZ_VARIANT:-}"
 jobs="${KWIRE_FUZZ_JOBS:-2}"
 work="${KWIRE_FUZZ_WORK:-build/fuzz-campaign/$(date +%Y%m%d-%H%M%S)}"
-bin_dir=build/fuzz/fuzz
+bin_dir="${KWIRE_FUZZ_BIN_DIR:-build/fuzz/fuzz}"
 
 echo "== fuzz campaign: ${#targets[@]} targets x ${secs}s (work dir ${work}) =="
-mkdir -p "$(dirname "$work")"
-cmake --preset fuzz >/dev/null
-build_targets=()
-for t in "${targets[@]}"; do build_targets+=("${t}${variant}"); done
-nice cmake --build build/fuzz -j"$jobs" --target "${build_targets[@]}" >"${work}.build.log" 2>&1 ||
-  { mkdir -p "$(dirname "$work")"; tail -40 "${work}.build.log"; echo "fuzz build failed"; exit 2; }
 mkdir -p "$work"
-mv "${work}.build.log" "$work/build.log"
+if [ -z "${KWIRE_FUZZ_BIN_DIR:-}" ]; then
+  cmake --preset fuzz >/dev/null
+  build_targets=()
+  for t in "${targets[@]}"; do build_targets+=("${t}${variant}"); done
+  nice cmake --build build/fuzz -j"$jobs" --target "${build_targets[@]}" >"$work/build.log" 2>&1 ||
+    { tail -40 "$work/build.log"; echo "fuzz build failed (log: $work/build.log)"; exit 2; }
+fi
+for t in "${targets[@]}"; do
+  [ -x "$bin_dir/${t}${variant}" ] || { echo "no fuzz target $bin_dir/${t}${variant}"; exit 2; }
+done
 
 # Reads "key = value" from fuzz/<target>.options.
 option() { sed -n "s/^$2 *= *//p" "fuzz/$1.options" 2>/dev/null | head -1 || true; }

@@ -43,19 +43,27 @@ for t in $targets; do
 done
 llvm-profdata-14 merge -sparse "$dir"/profiles/*.profraw -o "$dir/merged.profdata"
 
-# codec/ sources only (no tests); the generated message headers are listed separately.
-ignore='(_test\.cc|_test_util\.h|test_util\.h|/fuzz/|/usr/|records_throughput\.cc)'
-llvm-cov-14 report "${objects[@]:1}" -instr-profile "$dir/merged.profdata" \
-  -ignore-filename-regex="$ignore" "$root/codec" >"$dir/report.txt"
-llvm-cov-14 report "${objects[@]:1}" -instr-profile "$dir/merged.profdata" \
-  "$root/$dir/gen/codec" >"$dir/report-generated.txt" 2>/dev/null || true
-rm -rf "$dir/html"
-llvm-cov-14 show "${objects[@]:1}" -instr-profile "$dir/merged.profdata" -format=html \
-  -ignore-filename-regex="$ignore" -output-dir "$dir/html" "$root/codec" >/dev/null
+# Reports run inside the build tree: ccache (CCACHE_BASEDIR) records source paths
+# relative to it. codec/ sources only (no tests); the generated message headers are
+# reported separately.
+cd "$dir"
+objs=()
+for t in $targets; do objs+=(-object "fuzz/$t"); done
+ignore='(gen/codec/generated/|/usr/|_test\.cc|_test_util\.h|test_util\.h|fuzz/|records_throughput\.cc)'
+llvm-cov-14 report "${objs[@]:1}" -instr-profile merged.profdata \
+  -ignore-filename-regex="$ignore" 2>/dev/null >report.txt
+llvm-cov-14 report "${objs[@]:1}" -instr-profile merged.profdata \
+  -ignore-filename-regex='(/usr/|fuzz/|\.\./\.\./)' 2>/dev/null >report-generated.txt || true
+rm -rf html
+llvm-cov-14 show "${objs[@]:1}" -instr-profile merged.profdata -format=html \
+  -ignore-filename-regex="$ignore" -output-dir html 2>/dev/null >/dev/null
+cd "$root"
 
-cat "$dir/report.txt"
-total=$(grep '^TOTAL' "$dir/report.txt")
-# TOTAL columns: regions missed cover functions missed executed lines missed cover ...
-lines=$(awk '{print $10}' <<<"$total")
+# Filename Regions Missed Cover Functions Missed Executed Lines Missed Cover ...
+awk 'NR > 2 && $1 != "TOTAL" && NF > 10 { printf "%-44s %6s lines %6s missed %8s\n", $1, $8, $9, $10 }' \
+  "$dir/report.txt"
+total=$(awk '$1 == "TOTAL" { print $10 " (" $8 - $9 " of " $8 " lines)" }' "$dir/report.txt")
+gen=$(awk '$1 == "TOTAL" { print $10 }' "$dir/report-generated.txt")
 echo
-echo "fuzz corpus line coverage of codec/: $lines (report: $dir/report.txt, html: $dir/html/index.html)"
+echo "fuzz corpus line coverage of codec/: $total; generated message headers: $gen"
+echo "reports: $dir/report.txt, $dir/report-generated.txt, $dir/html/index.html"

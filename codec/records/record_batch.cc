@@ -82,17 +82,40 @@ Error InDecompressed(Error e, size_t payload_offset, Compression codec, const ch
   return e;
 }
 
-// varint length + bytes; −1 is null; other negatives fail kInvalidLength.
-std::optional<std::string_view> ReadVarBytes(Reader& r, const char* what) {
-  const size_t at = r.offset();
-  const int32_t n = r.ReadVarint();
-  if (!r.ok() || n == -1) return std::nullopt;
-  if (n < -1) {
-    if (r.has_quirk(kQuirkAnyNegativeLengthIsNull)) return std::nullopt;
-    r.Fail(ErrorKind::kInvalidLength, at, absl::StrFormat("%s length %d", what, n));
-    return std::nullopt;
+#if defined(__GNUC__)
+#define KWIRE_RECORDS_NOINLINE __attribute__((noinline))
+#define KWIRE_RECORDS_COLD __attribute__((noinline, cold))
+#else
+#define KWIRE_RECORDS_NOINLINE
+#define KWIRE_RECORDS_COLD
+#endif
+
+// A negative varbytes length other than −1 read at `at`: fine (null) with
+// kQuirkAnyNegativeLengthIsNull, else kInvalidLength.
+KWIRE_RECORDS_COLD void NegativeVarBytes(Reader& r, size_t at, int32_t n, const char* what) {
+  if (r.has_quirk(kQuirkAnyNegativeLengthIsNull)) return;
+  r.Fail(ErrorKind::kInvalidLength, at, absl::StrFormat("%s length %d", what, n));
+}
+
+// varint length + bytes into `*out`; −1 is null; other negatives fail kInvalidLength
+// (null with kQuirkAnyNegativeLengthIsNull). After a failure `*out` is unspecified (the
+// caller discards the record). Inline, and writing `*out` in place: it runs twice per
+// record (key, value), and returning the optional by value (or out of line) makes GCC
+// copy it through stack temporaries with store-forwarding stalls that cost more than
+// the parse itself.
+KWIRE_ALWAYS_INLINE void ReadVarBytes(Reader& r, const char* what,
+                                      std::optional<std::string_view>* out) {
+  const size_t before = r.remaining();  // cheaper to keep than r.offset()
+  const int32_t n = r.ReadVarint();      // 0 after a failure
+  if (KWIRE_LIKELY(n >= 0)) {
+    const std::string_view v = r.ReadRaw(static_cast<size_t>(n));
+    out->emplace(v.data(), v.size());
+    return;
   }
-  return r.ReadRaw(static_cast<size_t>(n));
+  out->reset();
+  // The varint was read (a failed read returns 0), so it started before - remaining()
+  // bytes back (within one limit: the end did not move).
+  if (n != -1) NegativeVarBytes(r, r.offset() - (before - r.remaining()), n, what);
 }
 
 // int32 length + bytes (legacy messages); −1 is null.
@@ -125,20 +148,105 @@ void ReadLegacyBody(Reader& r, int8_t magic, const PathNode* msg, LegacyBody* b)
   r.set_path(msg);
 }
 
-// Reads one record of a v2 batch. `h` gives the base offset/timestamp.
-void ReadRecord(Reader& r, const BatchHeader& h, const PathNode* rec_node, Record* rec) {
-  rec->wire_offset = r.offset();
-  const size_t len_at = r.offset();
-  const int32_t len = r.ReadVarint();
-  if (!r.ok()) return;
+// Appends a new Record to `slots` (amortised growth, after the caller's reserve).
+KWIRE_RECORDS_NOINLINE void GrowSlots(std::vector<Record>* slots) { slots->emplace_back(); }
+
+// The next record slot of a RecordSet (`slots`, live count `*size`): a Record kept from
+// an earlier decode, whose stale contents the caller must overwrite field by field, or a
+// new one. Growing one record at a time (after a reserve) touches memory only for
+// records actually present, whatever the header's count says.
+Record* NextSlot(std::vector<Record>* slots, size_t* size) {
+  if (*size == slots->size()) GrowSlots(slots);
+  return &(*slots)[(*size)++];
+}
+
+// NextSlot with every field reset to its default (headers keep their capacity).
+Record* NextClearSlot(std::vector<Record>* slots, size_t* size) {
+  Record* rec = NextSlot(slots, size);
+  std::vector<RecordHeader> headers = std::move(rec->headers);
+  headers.clear();
+  *rec = Record{};
+  rec->headers = std::move(headers);
+  return rec;
+}
+
+// The field paths of the records of one batch, for errors. Built once per batch:
+// ReadRecord only updates the record and header indexes and points the reader at the
+// node of the field it reads (a pointer store), so the rendered paths are those of
+// nodes built per field, `<batch>.Record[j].Headers[k].Key` and so on.
+struct RecordPaths {
+  explicit RecordPaths(const PathNode* batch) : record{batch, "Record", 0} {}
+  RecordPaths(const RecordPaths&) = delete;  // the nodes point at each other
+  RecordPaths& operator=(const RecordPaths&) = delete;
+  PathNode record;
+  PathNode key{&record, "Key", -1};
+  PathNode value{&record, "Value", -1};
+  PathNode headers{&record, "Headers", -1};
+  PathNode header{&record, "Headers", 0};
+  PathNode header_key{&header, "Key", -1};
+  PathNode header_value{&header, "Value", -1};
+};
+
+// The checks of ReadRecord that fail, out of line.
+KWIRE_RECORDS_COLD void FailRecordLength(Reader& r, size_t len_at, int32_t len) {
   if (len < 0) {
     r.Fail(ErrorKind::kInvalidLength, len_at, absl::StrFormat("record length %d", len));
-    return;
-  }
-  if (static_cast<size_t>(len) > r.remaining()) {
+  } else {
     r.Fail(ErrorKind::kCorruptRecords, len_at,
            absl::StrFormat("record length %d but only %d bytes left in the batch", len,
                            r.remaining()));
+  }
+}
+KWIRE_RECORDS_COLD void FailHeaderCount(Reader& r, size_t count_at, int32_t count) {
+  if (count < 0) {
+    r.Fail(ErrorKind::kInvalidLength, count_at, absl::StrFormat("header count %d", count));
+  } else {
+    r.Fail(ErrorKind::kCorruptRecords, count_at,
+           absl::StrFormat("header count %d but only %d bytes left in the record "
+                           "(at least 2 per header)",
+                           count, r.remaining()));
+  }
+}
+KWIRE_RECORDS_COLD void FailRecordRest(Reader& r, int32_t len, size_t body_at) {
+  r.Fail(ErrorKind::kCorruptRecords, r.offset(),
+         absl::StrFormat("record length %d but its fields use %d bytes", len,
+                         r.offset() - body_at));
+}
+
+// Reads the headers of a record (count > 0, checked against the bytes left). Out of
+// line: it keeps the header-less path of ReadRecord small.
+KWIRE_RECORDS_NOINLINE void ReadHeaders(Reader& r, int32_t count, RecordPaths& paths,
+                                        Record* rec) {
+  rec->headers.reserve(static_cast<size_t>(count));
+  for (int32_t k = 0; r.ok() && k < count; ++k) {
+    paths.header.index = k;
+    r.set_path(&paths.header_key);
+    const size_t klen_at = r.offset();
+    const int32_t klen = r.ReadVarint();
+    if (r.ok() && klen < 0) {
+      r.Fail(ErrorKind::kInvalidLength, klen_at,
+             absl::StrFormat("header key length %d (header keys are not nullable)", klen));
+    }
+    RecordHeader& out = rec->headers.emplace_back();
+    if (r.ok()) out.key = r.ReadRaw(static_cast<size_t>(klen));
+    r.set_path(&paths.header_value);
+    ReadVarBytes(r, "header value", &out.value);
+  }
+}
+
+// Reads one record of a v2 batch into `rec`, a reused slot: every field of Record is
+// assigned here (on success), so nothing of the slot's previous record survives.
+// `h` gives the base offset/timestamp; `paths.record` is this record's path node, and
+// the reader's path on entry and on return.
+KWIRE_ALWAYS_INLINE void ReadRecord(Reader& r, const BatchHeader& h, RecordPaths& paths,
+                                    Record* rec) {
+  rec->headers.clear();
+  const size_t len_at = r.offset();
+  rec->wire_offset = len_at;
+  const int32_t len = r.ReadVarint();
+  if (!r.ok()) return;
+  if (KWIRE_UNLIKELY(len < 0 || static_cast<size_t>(len) > r.remaining())) {
+    FailRecordLength(r, len_at, len);
     return;
   }
   const size_t body_at = r.offset();
@@ -146,80 +254,63 @@ void ReadRecord(Reader& r, const BatchHeader& h, const PathNode* rec_node, Recor
   rec->attributes = r.ReadInt8();
   rec->timestamp_delta = r.ReadVarlong();
   rec->offset_delta = r.ReadVarint();
-  {
-    PathNode key{rec_node, "Key", -1};
-    r.set_path(&key);
-    rec->key = ReadVarBytes(r, "key");
-    PathNode value{rec_node, "Value", -1};
-    r.set_path(&value);
-    rec->value = ReadVarBytes(r, "value");
-    PathNode headers{rec_node, "Headers", -1};
-    r.set_path(&headers);
-    const size_t count_at = r.offset();
-    const int32_t count = r.ReadVarint();
-    if (r.ok() && count < 0) {
-      r.Fail(ErrorKind::kInvalidLength, count_at, absl::StrFormat("header count %d", count));
-    } else if (r.ok() && static_cast<size_t>(count) > r.remaining() / 2) {
-      r.Fail(ErrorKind::kCorruptRecords, count_at,
-             absl::StrFormat("header count %d but only %d bytes left in the record "
-                             "(at least 2 per header)",
-                             count, r.remaining()));
-    }
-    if (r.ok() && count > 0) rec->headers.reserve(static_cast<size_t>(count));
-    for (int32_t k = 0; r.ok() && k < count; ++k) {
-      PathNode header{rec_node, "Headers", k};
-      PathNode hkey{&header, "Key", -1};
-      r.set_path(&hkey);
-      const size_t klen_at = r.offset();
-      const int32_t klen = r.ReadVarint();
-      if (r.ok() && klen < 0) {
-        r.Fail(ErrorKind::kInvalidLength, klen_at,
-               absl::StrFormat("header key length %d (header keys are not nullable)", klen));
-      }
-      RecordHeader& out = rec->headers.emplace_back();
-      if (r.ok()) out.key = r.ReadRaw(static_cast<size_t>(klen));
-      PathNode hvalue{&header, "Value", -1};
-      r.set_path(&hvalue);
-      out.value = ReadVarBytes(r, "header value");
+  r.set_path(&paths.key);
+  ReadVarBytes(r, "key", &rec->key);
+  r.set_path(&paths.value);
+  ReadVarBytes(r, "value", &rec->value);
+  r.set_path(&paths.headers);
+  const size_t count_at = r.offset();
+  const int32_t count = r.ReadVarint();
+  if (count != 0 && r.ok()) {
+    if (count < 0 || static_cast<size_t>(count) > r.remaining() / 2) {
+      FailHeaderCount(r, count_at, count);
+    } else {
+      ReadHeaders(r, count, paths, rec);
     }
   }
-  r.set_path(rec_node);
-  if (r.ok() && !r.AtEnd()) {
-    r.Fail(ErrorKind::kCorruptRecords, r.offset(),
-           absl::StrFormat("record length %d but its fields use %d bytes", len,
-                           r.offset() - body_at));
-  }
+  r.set_path(&paths.record);
+  if (KWIRE_UNLIKELY(r.ok() && !r.AtEnd())) FailRecordRest(r, len, body_at);
   r.PopLimit(token);
   if (!r.ok()) return;
-  rec->wire_size = r.offset() - rec->wire_offset;
+  rec->wire_size = r.offset() - len_at;
   rec->offset = WrapAdd(h.base_offset, rec->offset_delta);
   rec->timestamp =
       h.log_append_time() ? h.max_timestamp : WrapAdd(h.base_timestamp, rec->timestamp_delta);
-  if (h.is_control()) {
+  if (KWIRE_UNLIKELY(h.is_control())) {
     ControlRecord c;
     if (Error e = DecodeControlRecord(*rec, &c); !e.ok()) {
       r.Fail(ErrorKind::kCorruptRecords, rec->wire_offset, e.detail);
       return;
     }
     rec->control = c;
+  } else {
+    rec->control.reset();
   }
 }
 
 void ReadRecords(Reader& r, const BatchHeader& h, const PathNode* batch,
-                 std::vector<Record>* out) {
+                 std::vector<Record>* slots, size_t* size) {
   const int32_t count = h.records_count;
-  out->reserve(static_cast<size_t>(count));  // count ≤ bytes / kMinRecordSize (checked)
+  slots->reserve(static_cast<size_t>(count));  // count ≤ bytes / kMinRecordSize (checked)
+  RecordPaths paths(batch);
+  r.set_path(&paths.record);
+  size_t live = *size;  // records decoded so far
+  size_t allocated = slots->size();
   for (int32_t j = 0; j < count; ++j) {
-    PathNode rec_node{batch, "Record", j};
-    r.set_path(&rec_node);
-    if (r.AtEnd()) {
+    paths.record.index = j;
+    if (KWIRE_UNLIKELY(r.AtEnd())) {
       r.Fail(ErrorKind::kCorruptRecords,
              absl::StrFormat("records count %d but only %d records present", count, j));
       break;
     }
-    ReadRecord(r, h, &rec_node, &out->emplace_back());
-    if (!r.ok()) break;
+    if (KWIRE_UNLIKELY(live == allocated)) {  // (slots->size() divides by sizeof(Record))
+      GrowSlots(slots);
+      allocated = slots->size();
+    }
+    ReadRecord(r, h, paths, &(*slots)[live++]);
+    if (KWIRE_UNLIKELY(!r.ok())) break;
   }
+  *size = live;
   r.set_path(batch);
   if (r.ok() && !r.AtEnd()) {
     r.Fail(ErrorKind::kCorruptRecords,
@@ -366,12 +457,12 @@ absl::StatusOr<RecordSet> BatchView::records(const RecordsOptions& options) cons
 
 Error BatchView::DecodeRecords(const RecordsOptions& options, RecordSet* out) const {
   out->buffer_.clear();
-  out->records_.clear();
+  out->size_ = 0;  // the Record objects stay, to be overwritten
   if (bytes_.empty()) {
     return MakeError(ErrorKind::kInvalidValue, 0, nullptr, "empty BatchView");
   }
   Error e = magic() == 2 ? DecodeV2(options, out) : DecodeLegacy(options, out);
-  if (!e.ok()) out->records_.clear();
+  if (!e.ok()) out->size_ = 0;
   return e;
 }
 
@@ -413,7 +504,7 @@ Error BatchView::DecodeV2(const RecordsOptions& options, RecordSet* out) const {
   }
   Reader r(data, data_offset, options.decode);
   r.set_path(&batch);
-  ReadRecords(r, header_, &batch, &out->records_);
+  ReadRecords(r, header_, &batch, &out->slots_, &out->size_);
   if (r.ok()) return {};
   if (codec == Compression::kNone) return Inconsistent(r.error());
   return InDecompressed(r.error(), payload_offset_, codec, "batch at baseOffset",
@@ -424,7 +515,7 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
   PathNode batch{parent_, "Batch", static_cast<int64_t>(index_)};
   const Compression codec = compression();
   if (codec == Compression::kNone) {
-    Record& rec = out->records_.emplace_back();
+    Record& rec = *NextClearSlot(&out->slots_, &out->size_);
     rec.attributes = static_cast<int8_t>(header_.attributes);
     rec.key = legacy_key_;
     if (!legacy_value_null_) {
@@ -525,7 +616,7 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
     }
     r.PopLimit(token);
     if (!r.ok()) break;
-    Record& rec = out->records_.emplace_back();
+    Record& rec = *NextClearSlot(&out->slots_, &out->size_);
     rec.attributes = b.attributes;
     rec.key = b.key;
     rec.value = b.value;
@@ -536,7 +627,7 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
     rec.wire_size = r.offset() - at;
   }
   r.set_path(&batch);
-  if (r.ok() && out->records_.empty()) {
+  if (r.ok() && out->size_ == 0) {
     r.Fail(ErrorKind::kCorruptRecords, "compressed wrapper holds no messages");
   }
   if (!r.ok()) {
@@ -545,8 +636,10 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
   }
   if (magic() == 1) {
     // KIP-31: inner offsets are relative; the wrapper carries the last absolute offset.
-    const int64_t base = WrapAdd(header_.base_offset, -out->records_.back().offset);
-    for (Record& rec : out->records_) rec.offset = WrapAdd(base, rec.offset);
+    const int64_t base = WrapAdd(header_.base_offset, -out->slots_[out->size_ - 1].offset);
+    for (size_t j = 0; j < out->size_; ++j) {
+      out->slots_[j].offset = WrapAdd(base, out->slots_[j].offset);
+    }
   }
   return {};
 }

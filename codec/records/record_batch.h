@@ -48,6 +48,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -190,27 +191,48 @@ struct Record {
 /// The records of one batch, owning the decompressed payload the views point into.
 /// Move-only; moving keeps every view valid. Views into an uncompressed batch point
 /// into the caller's input, which must outlive them.
+///
+/// Reusable: decoding into the same RecordSet again overwrites its Record objects in
+/// place (every field is rewritten; headers vectors keep their capacity) instead of
+/// destroying and re-creating them, so a decode loop over many batches allocates
+/// nothing once the set has grown to the largest batch.
 class RecordSet {
  public:
   RecordSet() = default;
-  RecordSet(RecordSet&&) = default;
-  RecordSet& operator=(RecordSet&&) = default;
+  RecordSet(RecordSet&& o) noexcept
+      : buffer_(std::move(o.buffer_)), slots_(std::move(o.slots_)), size_(o.size_) {
+    o.size_ = 0;
+  }
+  RecordSet& operator=(RecordSet&& o) noexcept {
+    if (this != &o) {
+      buffer_ = std::move(o.buffer_);
+      slots_ = std::move(o.slots_);
+      size_ = o.size_;
+      o.size_ = 0;
+    }
+    return *this;
+  }
   RecordSet(const RecordSet&) = delete;
   RecordSet& operator=(const RecordSet&) = delete;
 
-  const std::vector<Record>& records() const { return records_; }
-  size_t size() const { return records_.size(); }
-  bool empty() const { return records_.empty(); }
-  const Record& operator[](size_t i) const { return records_[i]; }
-  std::vector<Record>::const_iterator begin() const { return records_.begin(); }
-  std::vector<Record>::const_iterator end() const { return records_.end(); }
+  /// The decoded records (exactly those of the last successful decode; none after a
+  /// failed one).
+  std::span<const Record> records() const { return {slots_.data(), size_}; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Record& operator[](size_t i) const { return slots_[i]; }
+  const Record* begin() const { return slots_.data(); }
+  const Record* end() const { return slots_.data() + size_; }
   /// The decompressed payload (empty for uncompressed batches).
   std::span<const uint8_t> decompressed() const { return buffer_; }
 
  private:
   friend class BatchView;
   std::vector<uint8_t> buffer_;
-  std::vector<Record> records_;
+  /// Record objects; [0, size_) are the live records, the rest are kept for reuse (their
+  /// contents are stale and never exposed).
+  std::vector<Record> slots_;
+  size_t size_ = 0;
 };
 
 /// One batch (or legacy message) of a records field: its header, its bytes, and its

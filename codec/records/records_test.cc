@@ -374,6 +374,164 @@ TEST(RecordBatch, CrcEnforcementBuildOption) {
 
 // ============================================================== hostile framing
 
+// ====================================================== reusing a RecordSet
+
+// Decodes the single batch of `field` into `set`, which may hold an earlier batch.
+Error DecodeInto(std::span<const uint8_t> field, RecordSet* set, const RecordsOptions& o = {}) {
+  BatchIterator it(field, o);
+  BatchView v;
+  EXPECT_TRUE(it.Next(&v)) << it.error().ToString();
+  return v.DecodeRecords(o, set);
+}
+
+void ExpectSize(const RecordSet& set, size_t n) {
+  EXPECT_EQ(set.size(), n);
+  EXPECT_EQ(set.records().size(), n);
+  EXPECT_EQ(static_cast<size_t>(set.end() - set.begin()), n);
+  EXPECT_EQ(set.empty(), n == 0);
+  size_t iterated = 0;
+  for (const Record& r : set) {
+    (void)r;
+    ++iterated;
+  }
+  EXPECT_EQ(iterated, n);
+}
+
+TEST(RecordSetReuse, NoFieldOfAnEarlierBatchSurvives) {
+  // A: a log-append-time control batch whose records have attributes, headers and
+  // transaction markers.
+  const std::string commit = ControlRecordKey(kControlCommit);
+  const std::string abort = ControlRecordKey(kControlAbort);
+  const std::string marker = EndTxnMarkerValue(42);
+  BatchHeader ha = Header(Compression::kNone, 500);
+  ha.attributes = kAttrControl | kAttrTransactional | kAttrLogAppendTime;
+  std::vector<Record> ra = {
+      Rec(commit, marker, 0, 7, {{"trace", "abc"}, {"n", std::nullopt}}),
+      Rec(abort, marker, 1, 8, {{"x", "y"}}),
+      Rec(commit, marker, 2, 9, {{"a", "b"}, {"c", "d"}, {"e", "f"}}),
+  };
+  for (Record& r : ra) r.attributes = 5;
+  const std::vector<uint8_t> a = Encode(ha, ra);
+  // B: a plain CreateTime batch, fewer records, no headers, a null key and a null value.
+  const std::vector<Record> rb = {Rec("k", std::nullopt, 0, 0), Rec(std::nullopt, "vv", 1, 2)};
+  const std::vector<uint8_t> b = Encode(Header(), rb);
+
+  RecordSet set;
+  ASSERT_TRUE(DecodeInto(a, &set).ok());
+  ExpectSize(set, 3);
+  ExpectSameRecords(set, ra);
+  ASSERT_TRUE(set[2].control.has_value());
+  EXPECT_EQ(set[2].timestamp, ha.max_timestamp);
+
+  ASSERT_TRUE(DecodeInto(b, &set).ok());
+  ExpectSize(set, 2);
+  const Record& r0 = set[0];
+  EXPECT_EQ(r0.attributes, 0);
+  EXPECT_EQ(r0.timestamp_delta, 0);
+  EXPECT_EQ(r0.offset_delta, 0);
+  ASSERT_TRUE(r0.key.has_value());
+  EXPECT_EQ(*r0.key, "k");
+  EXPECT_GE(r0.key->data(), reinterpret_cast<const char*>(b.data()));
+  EXPECT_LT(r0.key->data(), reinterpret_cast<const char*>(b.data() + b.size()));
+  EXPECT_FALSE(r0.value.has_value());
+  EXPECT_TRUE(r0.headers.empty());
+  EXPECT_EQ(r0.offset, 100);
+  EXPECT_EQ(r0.timestamp, 1700000000000);
+  EXPECT_EQ(r0.wire_offset, 61u);
+  EXPECT_EQ(r0.wire_size, 8u);  // 07 00 00 00 02 6b 01 00
+  EXPECT_FALSE(r0.control.has_value());
+  const Record& r1 = set[1];
+  EXPECT_EQ(r1.attributes, 0);
+  EXPECT_EQ(r1.timestamp_delta, 2);
+  EXPECT_EQ(r1.offset_delta, 1);
+  EXPECT_FALSE(r1.key.has_value());
+  ASSERT_TRUE(r1.value.has_value());
+  EXPECT_EQ(*r1.value, "vv");
+  EXPECT_TRUE(r1.headers.empty());
+  EXPECT_EQ(r1.offset, 101);
+  EXPECT_EQ(r1.timestamp, 1700000000002);
+  EXPECT_EQ(r1.wire_offset, 69u);
+  EXPECT_EQ(r1.wire_size, 9u);  // 08 00 04 02 01 04 76 76 00
+  EXPECT_FALSE(r1.control.has_value());
+  ExpectSameRecords(set, rb);
+
+  // Back to A (more records than B: reused and grown slots alike).
+  ASSERT_TRUE(DecodeInto(a, &set).ok());
+  ExpectSize(set, 3);
+  ExpectSameRecords(set, ra);
+  for (const Record& r : set) {
+    ASSERT_TRUE(r.control.has_value());
+    ASSERT_TRUE(r.control->marker.has_value());
+    EXPECT_EQ(r.control->marker->coordinator_epoch, 42);
+  }
+
+  // A failed decode leaves no record, stale or partial.
+  EXPECT_FALSE(DecodeInto(RawV2(Hex("03 00 00 00 02 61 04 62 63 00"), 1), &set).ok());
+  ExpectSize(set, 0);
+
+  // B compressed: views into the set's buffer, wire offsets inside the payload.
+  ASSERT_TRUE(DecodeInto(a, &set).ok());
+  const std::vector<uint8_t> bz = Encode(Header(Compression::kGzip), rb);
+  ASSERT_TRUE(DecodeInto(bz, &set).ok());
+  ExpectSize(set, 2);
+  ExpectSameRecords(set, rb);
+  EXPECT_EQ(set[0].wire_offset, 0u);
+  EXPECT_EQ(set[1].wire_offset, 8u);
+  for (const Record& r : set) {
+    EXPECT_TRUE(r.headers.empty());
+    EXPECT_FALSE(r.control.has_value());
+  }
+  EXPECT_EQ(set[1].value->data(),
+            reinterpret_cast<const char*>(set.decompressed().data()) + 8 + 6);
+
+  // A legacy message after A: the fields a legacy record does not carry are defaults.
+  ASSERT_TRUE(DecodeInto(a, &set).ok());
+  const std::vector<uint8_t> legacy = LegacyText(1, 11, 1600000000000, "k1", "v1");
+  ASSERT_TRUE(DecodeInto(legacy, &set).ok());
+  ExpectSize(set, 1);
+  const Record& l = set[0];
+  EXPECT_EQ(l.attributes, 0);
+  EXPECT_EQ(l.timestamp_delta, 0);
+  EXPECT_EQ(l.offset_delta, 0);
+  EXPECT_EQ(l.key, std::optional<std::string_view>("k1"));
+  EXPECT_EQ(l.value, std::optional<std::string_view>("v1"));
+  EXPECT_TRUE(l.headers.empty());
+  EXPECT_EQ(l.offset, 11);
+  EXPECT_EQ(l.timestamp, 1600000000000);
+  EXPECT_EQ(l.wire_offset, 0u);
+  EXPECT_EQ(l.wire_size, legacy.size());
+  EXPECT_FALSE(l.control.has_value());
+
+  // Moving hands the records over; the moved-from set is empty, not dangling.
+  ASSERT_TRUE(DecodeInto(a, &set).ok());
+  RecordSet moved = std::move(set);
+  ExpectSize(moved, 3);
+  ExpectSameRecords(moved, ra);
+  ExpectSize(set, 0);  // NOLINT(bugprone-use-after-move): specified here
+  set = std::move(moved);
+  ExpectSize(set, 3);
+  ExpectSize(moved, 0);  // NOLINT(bugprone-use-after-move)
+}
+
+TEST(RecordBatchHostile, NegativeLengthOffsetsAfterMultiByteVarints) {
+  {  // value length -100 (c7 01): reported at the length's first byte
+    const Error e = RecordsError(RawV2(Hex("10 00 00 00 02 61 c7 01 00"), 1));
+    EXPECT_EQ(e.kind, ErrorKind::kInvalidLength);
+    EXPECT_DETAIL(e, "value length -100");
+    EXPECT_EQ(e.path, "Batch[0].Record[0].Value");
+    EXPECT_EQ(e.offset, 61u + 6u);
+  }
+  {  // key length -2 as an overlong varint (83 00), admitted by the quirk
+    RecordsOptions o;
+    o.decode.quirks = kQuirkNonCanonicalVarint;
+    const Error e = RecordsError(RawV2(Hex("12 00 00 00 83 00 04 62 63 00"), 1), o);
+    EXPECT_EQ(e.kind, ErrorKind::kInvalidLength);
+    EXPECT_DETAIL(e, "key length -2");
+    EXPECT_EQ(e.path, "Batch[0].Record[0].Key");
+    EXPECT_EQ(e.offset, 61u + 4u);
+  }
+}
+
 TEST(RecordBatchHostile, Magic) {
   for (int magic : {3, 7, -1, 127}) {
     std::vector<uint8_t> batch = Encode(Header(), {Rec("k", "v")});

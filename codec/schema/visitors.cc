@@ -45,6 +45,11 @@ void KeepUnknownTag(DecodeContext& c, UnknownTaggedFields& unknown, uint32_t tag
 }
 
 void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::string* s) {
+  const bool fits = s != nullptr && s->size() <= (kind == FieldType::kString ? 0x7fff : 0x7fffffff);
+  if (compact && fits) {
+    c.w.WriteCompactString(*s);
+    return;
+  }
   if (kind == FieldType::kString) {
     if (s != nullptr && s->size() > 0x7fff) {
       c.w.Fail(ErrorKind::kStringTooLong,

@@ -242,21 +242,6 @@ bool Reader::ReadTagHeader(int64_t previous, uint32_t* tag, uint32_t* size) {
   return true;
 }
 
-size_t Reader::PushLimit(size_t n) {
-  const size_t outer = remaining();
-  if (n > remaining()) {
-    Truncated(n);
-    return 0;
-  }
-  end_ = cur_ + n;
-  return outer - n;  // outer bytes beyond the new limit
-}
-
-void Reader::PopLimit(size_t token) {
-  if (!ok()) return;  // stay drained
-  end_ += token;
-}
-
 Reader::TagLimit Reader::PushTagLimit(size_t n, size_t tag_at) {
   const size_t token = PushLimit(n);  // a real truncation stays kTruncated
   const TagLimit limit{token, tag_at_};

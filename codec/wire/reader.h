@@ -256,8 +256,15 @@ class Reader {
   // ---- Nested limits (like upb's PushLimit). PushLimit(n) restricts reading to the
   // next `n` bytes (kTruncated if fewer are left) and returns a token for PopLimit,
   // which restores the outer limit. After a failure the reader stays drained.
-  size_t PushLimit(size_t n);
-  void PopLimit(size_t token);
+  size_t PushLimit(size_t n) {
+    const size_t outer = remaining();
+    if (KWIRE_UNLIKELY(n > outer)) return static_cast<size_t>(Truncated(n));  // 0
+    end_ = cur_ + n;
+    return outer - n;  // outer bytes beyond the new limit
+  }
+  void PopLimit(size_t token) {
+    if (KWIRE_LIKELY(ok())) end_ += token;  // after a failure: stay drained
+  }
 
   /// The limit of one tagged field's payload (KIP-482), whose tag header starts at
   /// absolute offset `tag_at`: like PushLimit(n), but while it is the innermost tag

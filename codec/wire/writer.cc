@@ -5,14 +5,15 @@
 namespace kwire {
 
 void Writer::GrowSlow(size_t n) {
-  const size_t need = size_ + n;
-  buf_.resize(std::max<size_t>({need, buf_.size() * 2, 256}));
+  const size_t used = size();
+  buf_.resize(std::max<size_t>({used + n, buf_.size() * 2, 256}));
+  Rebase(used);
 }
 
 void Writer::Fail(ErrorKind kind, std::string detail) {
   if (error_.kind != ErrorKind::kOk) return;
   error_.kind = kind;
-  error_.offset = size_;
+  error_.offset = size();
   error_.path = RenderPath(path_);
   error_.detail = std::move(detail);
 }

@@ -28,25 +28,30 @@ class Writer {
  public:
   Writer() = default;
   /// Pre-allocates `capacity` bytes.
-  explicit Writer(size_t capacity) { buf_.resize(capacity); }
+  explicit Writer(size_t capacity) {
+    buf_.resize(capacity);
+    Rebase(0);
+  }
 
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
   /// Bytes written so far.
-  size_t size() const { return size_; }
+  size_t size() const { return static_cast<size_t>(cur_ - buf_.data()); }
   const uint8_t* data() const { return buf_.data(); }
-  std::span<const uint8_t> bytes() const { return {buf_.data(), size_}; }
+  std::span<const uint8_t> bytes() const { return {buf_.data(), size()}; }
   /// Moves the bytes out; the writer is empty afterwards.
   std::vector<uint8_t> Release() {
-    buf_.resize(size_);
-    size_ = 0;
-    return std::move(buf_);
+    buf_.resize(size());
+    std::vector<uint8_t> out = std::move(buf_);
+    buf_.clear();
+    Rebase(0);
+    return out;
   }
 
   /// Empties the writer (size 0, no error, no path) and keeps its capacity.
   void Clear() {
-    size_ = 0;
+    cur_ = buf_.data();
     error_ = Error{};
     path_ = nullptr;
   }
@@ -60,8 +65,13 @@ class Writer {
   /// Records an encode failure at the current output offset (first failure wins).
   void Fail(ErrorKind kind, std::string detail = {});
 
-  void WriteInt8(int8_t v) { *Grow(1) = static_cast<uint8_t>(v); }
-  void WriteUint8(uint8_t v) { *Grow(1) = v; }
+  void WriteInt8(int8_t v) { WriteUint8(static_cast<uint8_t>(v)); }
+  void WriteUint8(uint8_t v) {
+    Ensure(1);
+    uint8_t* p = cur_;
+    cur_ = p + 1;
+    *p = v;
+  }
   void WriteInt16(int16_t v) { WriteBig<uint16_t>(static_cast<uint16_t>(v)); }
   void WriteUint16(uint16_t v) { WriteBig<uint16_t>(v); }
   void WriteInt32(int32_t v) { WriteBig<uint32_t>(static_cast<uint32_t>(v)); }
@@ -73,31 +83,39 @@ class Writer {
     std::memcpy(&bits, &d, sizeof bits);
     WriteBig<uint64_t>(bits);
   }
-  void WriteBool(bool b) { *Grow(1) = b ? 1 : 0; }
+  void WriteBool(bool b) { WriteUint8(b ? 1 : 0); }
   void WriteUuid(const Uuid& u) { WriteRaw(u.bytes.data(), 16); }
 
   /// Unsigned LEB128, 1–5 bytes (canonical).
   void WriteUvarint(uint32_t v) {
-    if (v < 0x80) {
-      *Grow(1) = static_cast<uint8_t>(v);
-      return;
-    }
     Ensure(kMaxUvarintBytes);
-    size_ += EncodeUvarint(buf_.data() + size_, v);
+    uint8_t* p = cur_;
+    cur_ = p + EncodeUvarint(p, v);
   }
   /// Zigzag int32, 1–5 bytes.
   void WriteVarint(int32_t v) { WriteUvarint(ZigZagEncode32(v)); }
   /// Zigzag int64, 1–10 bytes.
   void WriteVarlong(int64_t v) {
     Ensure(kMaxVarlongBytes);
-    size_ += EncodeVarlong(buf_.data() + size_, v);
+    uint8_t* p = cur_;
+    cur_ = p + EncodeVarlong(p, v);
   }
 
-  void WriteRaw(const void* p, size_t n) {
-    if (n == 0) return;
-    std::memcpy(Grow(n), p, n);
+  /// Copies `n` bytes. Up to 64 bytes are copied inline with two overlapping fixed-size
+  /// loads and stores (no call, no loop); longer runs go to memcpy.
+  KWIRE_ALWAYS_INLINE void WriteRaw(const void* p, size_t n) {
+    if (n == 0) return;  // also keeps `p` (null for an empty view) out of memcpy
+    Ensure(n);
+    uint8_t* d = cur_;
+    cur_ = d + n;
+    const auto* s = static_cast<const uint8_t*>(p);
+    if (KWIRE_LIKELY(n <= 64)) {
+      CopyShort(d, s, n);
+    } else {
+      std::memcpy(d, s, n);
+    }
   }
-  void WriteRaw(std::string_view s) { WriteRaw(s.data(), s.size()); }
+  KWIRE_ALWAYS_INLINE void WriteRaw(std::string_view s) { WriteRaw(s.data(), s.size()); }
 
   /// Length prefix of a string (int16, or compact uvarint len+1); −1 writes null.
   void WriteStringLength(bool compact, int64_t len) {
@@ -115,13 +133,36 @@ class Writer {
       WriteInt32(static_cast<int32_t>(len));
     }
   }
+  /// A non-null compact string or compact bytes value (KIP-482): uvarint length+1, then
+  /// the bytes; one capacity check and one cursor update for both. The caller has
+  /// checked the length against the type's limit (32767 for strings, 2^31−1 for bytes),
+  /// so length+1 fits the uvarint's 32 bits.
+  KWIRE_ALWAYS_INLINE void WriteCompactString(std::string_view s) {
+    const size_t n = s.size();
+    const uint32_t prefix = static_cast<uint32_t>(n + 1);
+    Ensure(n + kMaxUvarintBytes);
+    uint8_t* d = cur_;
+    if (KWIRE_LIKELY(prefix < 0x80)) {
+      *d = static_cast<uint8_t>(prefix);
+      ++d;
+    } else {
+      d += EncodeUvarint(d, prefix);
+    }
+    cur_ = d + n;
+    if (KWIRE_LIKELY(n - 1 < 64)) {
+      CopyShort(d, reinterpret_cast<const uint8_t*>(s.data()), n);
+    } else if (n != 0) {
+      std::memcpy(d, s.data(), n);
+    }
+  }
+
   /// Array count (int32, or compact uvarint n+1); −1 writes null.
   void WriteArrayCount(bool compact, int64_t n) { WriteBytesLength(compact, n); }
 
   /// Reserves 4 bytes for an int32 written later with PatchInt32 (frame size, batch
   /// length). Returns the position of the reserved bytes.
   size_t ReserveInt32() {
-    const size_t pos = size_;
+    const size_t pos = size();
     WriteInt32(0);
     return pos;
   }
@@ -135,27 +176,62 @@ class Writer {
 
   /// Makes room for `n` more bytes without writing them.
   void Ensure(size_t n) {
-    if (KWIRE_UNLIKELY(buf_.size() - size_ < n)) GrowSlow(n);
+    if (KWIRE_UNLIKELY(static_cast<size_t>(end_ - cur_) < n)) GrowSlow(n);
   }
 
  private:
-  uint8_t* Grow(size_t n) {
-    Ensure(n);
-    uint8_t* p = buf_.data() + size_;
-    size_ += n;
-    return p;
+  /// 1 ≤ n ≤ 64 bytes from s to d: each size class is two overlapping fixed-size copies
+  /// (fixed-size memcpy compiles to single loads and stores), never outside [s, s+n)
+  /// or [d, d+n).
+  static KWIRE_ALWAYS_INLINE void CopyShort(uint8_t* d, const uint8_t* s, size_t n) {
+    if (n >= 8) {
+      if (n >= 32) {
+        Copy2x<32>(d, s, n);
+      } else if (n >= 16) {
+        Copy2x<16>(d, s, n);
+      } else {
+        Copy2x<8>(d, s, n);
+      }
+    } else if (n >= 4) {
+      Copy2x<4>(d, s, n);
+    } else {
+      // 1–3 bytes: first, middle and last (some coincide).
+      const uint8_t a = s[0], b = s[n >> 1], c = s[n - 1];
+      d[0] = a;
+      d[n >> 1] = b;
+      d[n - 1] = c;
+    }
+  }
+  /// K ≤ n ≤ 2K bytes: [0, K) and [n−K, n).
+  /// Source and destination never overlap (the source is not inside the writer's buffer).
+  template <size_t K>
+  static KWIRE_ALWAYS_INLINE void Copy2x(uint8_t* d, const uint8_t* s, size_t n) {
+    std::memcpy(d, s, K);
+    std::memcpy(d + n - K, s + n - K, K);
   }
   void GrowSlow(size_t n);
+  /// Points the cursors at buf_ with `used` bytes written.
+  void Rebase(size_t used) {
+    cur_ = buf_.data() + used;
+    end_ = buf_.data() + buf_.size();
+  }
   template <typename T>
   void WriteBig(T v) {
     if constexpr (sizeof(T) == 2) v = __builtin_bswap16(v);
     if constexpr (sizeof(T) == 4) v = __builtin_bswap32(v);
     if constexpr (sizeof(T) == 8) v = __builtin_bswap64(v);
-    std::memcpy(Grow(sizeof(T)), &v, sizeof(T));
+    Ensure(sizeof(T));
+    uint8_t* p = cur_;
+    cur_ = p + sizeof(T);
+    std::memcpy(p, &v, sizeof(T));
   }
 
-  std::vector<uint8_t> buf_;  // buf_.size() is the capacity; size_ bytes are written
-  size_t size_ = 0;
+  // buf_.size() is the capacity; [buf_.data(), cur_) is written, [cur_, end_) free.
+  // Every write reads cur_ once, advances it, then stores: a byte store may alias the
+  // writer's own members, so nothing is re-read after it.
+  std::vector<uint8_t> buf_;
+  uint8_t* cur_ = nullptr;
+  uint8_t* end_ = nullptr;
   const PathNode* path_ = nullptr;
   Error error_;
 };

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -408,6 +409,53 @@ TEST(Writer, GrowthKeepsContents) {
   EXPECT_TRUE(std::equal(want.begin(), want.end(), w.bytes().begin()));
   const std::vector<uint8_t> released = w.Release();
   EXPECT_EQ(released, want);
+}
+
+// WriteRaw copies up to 64 bytes inline with overlapping fixed-size loads and stores:
+// every length 0..130 (each size class, its edges, the memcpy path) after every
+// misalignment 0..15, from a source allocated to exactly n bytes (ASan flags any read
+// outside it) into a writer whose capacity ends exactly at the copy (Release exposes any
+// byte written outside [size, size + n)).
+TEST(Writer, WriteRawEveryLengthAndAlignment) {
+  for (size_t n = 0; n <= 130; ++n) {
+    for (size_t skew = 0; skew < 16; ++skew) {
+      std::unique_ptr<uint8_t[]> src(new uint8_t[n]);
+      for (size_t i = 0; i < n; ++i) src[i] = static_cast<uint8_t>(0x40 + i * 7 + skew);
+      Writer w(skew + n + 2);
+      for (size_t i = 0; i < skew; ++i) w.WriteUint8(0xee);
+      w.WriteRaw(src.get(), n);
+      w.WriteUint16(0xa5a5);
+      ASSERT_EQ(w.size(), skew + n + 2) << "n=" << n << " skew=" << skew;
+      const std::vector<uint8_t> out = w.Release();
+      for (size_t i = 0; i < skew; ++i) ASSERT_EQ(out[i], 0xee) << "n=" << n << " i=" << i;
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(out[skew + i], src[i]) << "n=" << n << " skew=" << skew << " i=" << i;
+      }
+      EXPECT_EQ(out[skew + n], 0xa5);
+      EXPECT_EQ(out[skew + n + 1], 0xa5);
+    }
+  }
+}
+
+// Clear keeps the capacity and restarts at offset 0; writes after growth land after the
+// old bytes (the cursors are rebased on every reallocation).
+TEST(Writer, ClearAndRegrowKeepCursorsConsistent) {
+  Writer w(4);
+  w.WriteInt32(0x01020304);
+  w.WriteUint8(5);  // grows
+  EXPECT_EQ(ToHex(w.bytes()), "01 02 03 04 05");
+  w.Clear();
+  EXPECT_EQ(w.size(), 0u);
+  w.WriteUvarint(300);
+  w.WriteRaw("xyz", 3);
+  EXPECT_EQ(ToHex(w.bytes()), "ac 02 78 79 7a");
+  Writer empty;
+  empty.Clear();
+  EXPECT_EQ(empty.size(), 0u);
+  empty.WriteRaw("", 0);
+  EXPECT_EQ(empty.size(), 0u);
+  empty.WriteVarlong(-1);
+  EXPECT_EQ(ToHex(empty.bytes()), "01");
 }
 
 TEST(Writer, ReleaseReturnsExactlySize) {

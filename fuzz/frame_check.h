@@ -1,0 +1,87 @@
+// The round-trip invariants of the frame fuzz targets (request_frame_fuzzer,
+// response_frame_fuzzer), written once over a decode and an encode function.
+//
+// For one frame `in` (a violation aborts through KWIRE_FUZZ_CHECK):
+//   * strict decode succeeds  → encode succeeds and is byte-identical to `in`, decoding
+//                               that again gives an equal frame, and so does decoding
+//                               `in` with every Java quirk on (quirks only widen);
+//   * only a Java-quirk decode succeeds → encode succeeds, the encoding differs from
+//     `in`, decodes strictly to an equal frame and re-encodes byte-identically (the
+//     encoding is stable on the second pass);
+//   * a failed decode is an error Status with a message (never a crash, leak or UB: the
+//     sanitizers).
+// Equality compares the header version, the header and every body field, float64 bit for
+// bit (fuzz/mutate.h BitwiseEqual).
+#ifndef KWIRE_FUZZ_FRAME_CHECK_H_
+#define KWIRE_FUZZ_FRAME_CHECK_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "codec/protocol/frame.h"
+#include "fuzz/fuzz_check.h"
+#include "fuzz/mutate.h"
+
+namespace kwire::fuzz {
+
+/// Same header version, header and body (bitwise) of two decoded frames (RequestFrame or
+/// ResponseFrame).
+template <class F>
+bool SameFrame(const F& a, const F& b) {
+  return a.header_version == b.header_version && a.header == b.header &&
+         &a.body.ops() == &b.body.ops() &&
+         FindMutateOps(a.body.ops().spec)->bitwise_equal(a.body.raw(), b.body.raw());
+}
+
+/// Checks the invariants above on `in`. `decode(span, const FrameOptions&)` returns
+/// absl::StatusOr<F>; `encode(const F&)` returns absl::StatusOr<std::vector<uint8_t>>;
+/// `version` is the API version reported in messages.
+template <class Decode, class Encode>
+void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& decode,
+                         Encode&& encode) {
+  FrameOptions strict_options;
+  FrameOptions java;
+  java.decode.quirks = kQuirksJava;
+  // Encodes `frame`, decodes the result strictly and checks both; returns the encoding.
+  auto reencode = [&](const auto& frame) {
+    const char* name = frame.body.spec().name;
+    auto encoded = encode(frame);
+    KWIRE_FUZZ_CHECK(encoded.ok(), "a decoded %s v%d does not encode: %s", name, version,
+                     encoded.status().ToString());
+    auto again = decode(std::span<const uint8_t>(*encoded), strict_options);
+    KWIRE_FUZZ_CHECK(again.ok(), "the encoding of a decoded %s v%d does not decode: %s\n%s", name,
+                     version, again.status().ToString(), Hex(*encoded));
+    KWIRE_FUZZ_CHECK(SameFrame(frame, *again),
+                     "decode(encode(decode(b))) != decode(b) for %s v%d", name, version);
+    auto twice = encode(*again);
+    KWIRE_FUZZ_CHECK(twice.ok() && *twice == *encoded,
+                     "encoding of %s v%d is not stable on the second pass", name, version);
+    return *std::move(encoded);
+  };
+  auto strict = decode(in, strict_options);
+  if (strict.ok()) {
+    const std::vector<uint8_t> encoded = reencode(*strict);
+    KWIRE_FUZZ_CHECK(std::equal(encoded.begin(), encoded.end(), in.begin(), in.end()),
+                     "canonical %s v%d does not re-encode byte-identically: %s",
+                     strict->body.spec().name, version, FirstDifference(in, encoded));
+    auto lenient = decode(in, java);
+    KWIRE_FUZZ_CHECK(lenient.ok() && SameFrame(*strict, *lenient),
+                     "canonical %s v%d reads differently with the Java quirks: %s",
+                     strict->body.spec().name, version, lenient.status().ToString());
+    return;
+  }
+  KWIRE_FUZZ_CHECK(!strict.status().message().empty(), "error without a message");
+  auto lenient = decode(in, java);
+  if (!lenient.ok()) return;
+  const std::vector<uint8_t> encoded = reencode(*lenient);
+  KWIRE_FUZZ_CHECK(!std::equal(encoded.begin(), encoded.end(), in.begin(), in.end()),
+                   "frame rejected strictly (%s) re-encodes to itself",
+                   strict.status().ToString());
+}
+
+}  // namespace kwire::fuzz
+
+#endif  // KWIRE_FUZZ_FRAME_CHECK_H_
