@@ -9,7 +9,11 @@
 //     `in`, decodes strictly to an equal frame and re-encodes byte-identically (the
 //     encoding is stable on the second pass);
 //   * a failed decode is an error Status with a message (never a crash, leak or UB: the
-//     sanitizers).
+//     sanitizers);
+//   * the explanation (`kwire explain`: codec/protocol/explain.h, with the record batch
+//     printer for records fields) has the decoder's status, its own visitor fails
+//     exactly like the decoder (tree_status == status), every node lies inside the
+//     frame, and it renders.
 // Equality compares the header version, the header and every body field, float64 bit for
 // bit (fuzz/mutate.h BitwiseEqual).
 #ifndef KWIRE_FUZZ_FRAME_CHECK_H_
@@ -21,7 +25,9 @@
 #include <utility>
 #include <vector>
 
+#include "codec/protocol/explain.h"
 #include "codec/protocol/frame.h"
+#include "codec/records/print_records.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/mutate.h"
 
@@ -36,12 +42,29 @@ bool SameFrame(const F& a, const F& b) {
          FindMutateOps(a.body.ops().spec)->bitwise_equal(a.body.raw(), b.body.raw());
 }
 
+/// Checks the explanation of `in` against the strict decode's status.
+inline void CheckExplanation(std::span<const uint8_t> in, const absl::Status& decoded,
+                             const FrameExplanation& ex) {
+  KWIRE_FUZZ_CHECK(ex.status == decoded, "explain status %s but decode status %s",
+                   ex.status.ToString(), decoded.ToString());
+  KWIRE_FUZZ_CHECK(ex.tree_status == ex.status,
+                   "the explain visitor fails unlike the decoder: %s vs %s (%s)",
+                   ex.tree_status.ToString(), ex.status.ToString(), ex.title);
+  for (const PrintNode& n : ex.nodes) {
+    KWIRE_FUZZ_CHECK(n.offset <= in.size() && n.size <= in.size() - n.offset,
+                     "explain node %s [%d, +%d) outside the %d-byte frame", n.path, n.offset,
+                     n.size, in.size());
+  }
+  KWIRE_FUZZ_CHECK(!RenderFrameExplanation(ex).empty(), "empty explanation of %s", ex.title);
+}
+
 /// Checks the invariants above on `in`. `decode(span, const FrameOptions&)` returns
 /// absl::StatusOr<F>; `encode(const F&)` returns absl::StatusOr<std::vector<uint8_t>>;
-/// `version` is the API version reported in messages.
-template <class Decode, class Encode>
+/// `explain(span, const PrintOptions&)` returns a FrameExplanation; `version` is the API
+/// version reported in messages.
+template <class Decode, class Encode, class Explain>
 void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& decode,
-                         Encode&& encode) {
+                         Encode&& encode, Explain&& explain) {
   FrameOptions strict_options;
   FrameOptions java;
   java.decode.quirks = kQuirksJava;
@@ -62,6 +85,9 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
     return *std::move(encoded);
   };
   auto strict = decode(in, strict_options);
+  PrintOptions print;
+  print.records = &PrintRecordBatches;
+  CheckExplanation(in, strict.status(), explain(in, print));
   if (strict.ok()) {
     const std::vector<uint8_t> encoded = reencode(*strict);
     KWIRE_FUZZ_CHECK(std::equal(encoded.begin(), encoded.end(), in.begin(), in.end()),

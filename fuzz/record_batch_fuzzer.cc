@@ -16,7 +16,9 @@
 //     sizes stay within the cap;
 //   * round trip (v2, strict): AppendRecordBatch(header, records) of a decoded batch
 //     decodes to the same header and records; an uncompressed batch with a valid CRC
-//     re-encodes byte-identically.
+//     re-encodes byte-identically;
+//   * explanation (codec/records/explain.h, what `kwire explain` shows): every node with
+//     a wire position lies inside the field; it renders.
 // Custom mutator: libFuzzer's byte mutations with batchLength/CRC-32C fixed up
 // afterwards (fuzz/mutate.h FixRecordBatches), or record-level mutations (keys, values,
 // headers, deltas, codec) re-encoded (and recompressed) with AppendRecordBatch.
@@ -31,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/records/explain.h"
 #include "codec/records/record_batch.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/mutate.h"
@@ -50,6 +53,7 @@ RecordsOptions OptionsFrom(uint8_t b) {
 
 bool IsRecordsError(ErrorKind k) {
   switch (k) {
+    case ErrorKind::kCountTooLarge:  // RecordsOptions::max_records
     case ErrorKind::kCorruptRecords:
     case ErrorKind::kCrcMismatch:
     case ErrorKind::kCompressionError:
@@ -111,6 +115,8 @@ void CheckRoundTrip(const BatchView& batch, const RecordSet& records,
   }
 }
 
+void CheckExplanation(std::span<const uint8_t> field, const RecordsOptions& options);
+
 void Check(std::span<const uint8_t> in) {
   if (in.empty()) return;
   const RecordsOptions options = OptionsFrom(in[0]);
@@ -169,6 +175,34 @@ void Check(std::span<const uint8_t> in) {
     case BatchIterator::kMore:
       Die(__FILE__, __LINE__, "iteration stopped in state kMore", "");
   }
+  CheckExplanation(field, options);
+}
+
+// The records explanation (`kwire explain`, codec/records/explain.h) of the same field,
+// with the same decode options: every node with a wire position lies inside the field;
+// it renders.
+// The first node (pre-order) with a wire position outside the field [0, size),
+// described; empty when there is none.
+std::string NodeOutside(const std::vector<ExplainNode>& nodes, size_t size) {
+  for (const ExplainNode& n : nodes) {
+    if (n.offset != ExplainNode::kNoOffset && (n.offset > size || n.length > size - n.offset)) {
+      return absl::StrFormat("node %s [%d, +%d) outside the %d-byte field", n.name, n.offset,
+                             n.length, size);
+    }
+    if (std::string bad = NodeOutside(n.children, size); !bad.empty()) return bad;
+  }
+  return {};
+}
+
+void CheckExplanation(std::span<const uint8_t> field, const RecordsOptions& options) {
+  ExplainOptions eo;
+  eo.records = options;
+  eo.max_records_per_batch = 16;
+  const std::vector<ExplainNode> nodes = ExplainRecords(field, eo);
+  const std::string outside = NodeOutside(nodes, field.size());
+  KWIRE_FUZZ_CHECK(outside.empty(), "explain %s\n%s", outside, RenderExplainText(nodes));
+  KWIRE_FUZZ_CHECK(field.empty() || !RenderExplainText(nodes).empty(),
+                   "empty explanation of a %d-byte field", field.size());
 }
 
 // ---- Custom mutator.

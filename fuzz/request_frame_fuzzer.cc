@@ -21,7 +21,8 @@ void Check(std::span<const uint8_t> in) {
   CheckFrameRoundTrip(
       in, version,
       [](std::span<const uint8_t> b, const FrameOptions& o) { return DecodeRequestFrame(b, o); },
-      [](const RequestFrame& f) { return EncodeRequestFrame(f.header, f.body); });
+      [](const RequestFrame& f) { return EncodeRequestFrame(f.header, f.body); },
+      [](std::span<const uint8_t> b, const PrintOptions& o) { return ExplainRequestFrame(b, o); });
 }
 
 }  // namespace

@@ -25,7 +25,10 @@ void Check(std::span<const uint8_t> in) {
       [&](std::span<const uint8_t> b, const FrameOptions& o) {
         return DecodeResponseFrame(b, key, version, o);
       },
-      [&](const ResponseFrame& f) { return EncodeResponseFrame(f.header, key, version, f.body); });
+      [&](const ResponseFrame& f) { return EncodeResponseFrame(f.header, key, version, f.body); },
+      [&](std::span<const uint8_t> b, const PrintOptions& o) {
+        return ExplainResponseFrame(b, key, version, o);
+      });
 }
 
 }  // namespace

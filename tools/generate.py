@@ -287,9 +287,11 @@ class MessageGen:
         kind = {"request": "kRequest", "response": "kResponse", "header": "kHeader",
                 "data": "kData"}[m.type]
         current = m.current if m.current is not None else m.valid
-        out.append("  static constexpr MessageSpec kMessage = {%s, %d, MessageKind::%s, %s, %s, %s, %s};"
+        has_sensitive = any(name == m.name for name, _ in SENSITIVE)
+        out.append("  static constexpr MessageSpec kMessage = {%s, %d, MessageKind::%s, %s, %s, %s, %s, %s};"
                    % (cstr(m.name), -1 if m.api_key is None else m.api_key, kind, vr(m.valid),
-                      vr(current), vr(m.flexible), "true" if m.unstable_latest else "false"))
+                      vr(current), vr(m.flexible), "true" if m.unstable_latest else "false",
+                      "true" if has_sensitive else "false"))
         out += self.struct_body(m.name, m.fields, 2, "", is_message=True)
         out.append("  friend bool operator==(const %s&, const %s&) = default;" % (m.name, m.name))
         out.append("};")

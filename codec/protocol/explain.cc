@@ -1,5 +1,7 @@
 #include "codec/protocol/explain.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_format.h"
 #include "codec/protocol/frame.h"
 
@@ -79,6 +81,38 @@ void FinishRoot(PrintBuilder& b, const Reader& r, size_t root, const MessageSpec
   }
 }
 
+// A message with sensitive fields whose frame does not decode: the explain visitor
+// redacts a secret only where it read it completely, so a secret after the failure, or
+// the one that failed, would show in the byte layout. Hides everything from the body
+// (or, without a body node, from the end of the size prefix) with one redacted node,
+// unless secrets are asked for.
+void HideUnlocatedSecrets(FrameExplanation& ex, const MessageSpec* spec,
+                          const PrintOptions& options) {
+  if (spec == nullptr || !spec->has_sensitive || options.show_secrets ||
+      (ex.status.ok() && ex.tree_status.ok())) {
+    return;
+  }
+  size_t from = std::min(kSizePrefix, ex.bytes.size());
+  for (const PrintNode& n : ex.nodes) {
+    if (n.kind == Kind::kBody) from = n.offset;
+  }
+  PrintNode hidden;
+  hidden.kind = Kind::kField;
+  hidden.depth = 1;
+  hidden.offset = from;
+  hidden.size = ex.bytes.size() - from;
+  hidden.label = "hidden";
+  hidden.type = "bytes";
+  hidden.path = "Hidden";
+  hidden.value = absl::StrFormat("<redacted, %d bytes>", hidden.size);
+  hidden.note = absl::StrFormat(
+      "%s has sensitive fields and this frame does not decode, so they cannot be located: "
+      "these bytes are hidden (--show-secrets shows them)",
+      spec->name);
+  hidden.redacted = true;
+  ex.nodes.push_back(std::move(hidden));
+}
+
 }  // namespace
 
 FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const PrintOptions& options) {
@@ -123,6 +157,11 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
   ex.tree_status = TreeStatus(r, complete, ex.status);
   FinishRoot(b, r, root, api != nullptr ? api->request->spec : nullptr, version, "Request",
              ex.tree_status.ok());
+  // By API key alone: an unsupported version's body is not explained but may hold secrets.
+  const ApiInfo* by_key =
+      frame.size() >= kSizePrefix + 2 ? FindApi(static_cast<int16_t>((frame[4] << 8) | frame[5]))
+                                      : nullptr;
+  HideUnlocatedSecrets(ex, by_key != nullptr ? by_key->request->spec : nullptr, options);
   return ex;
 }
 
@@ -161,6 +200,8 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
   ex.tree_status = TreeStatus(r, complete, ex.status);
   FinishRoot(b, r, root, api != nullptr ? api->response->spec : nullptr, api_version, "Response",
              ex.tree_status.ok());
+  const ApiInfo* by_key = FindApi(api_key);
+  HideUnlocatedSecrets(ex, by_key != nullptr ? by_key->response->spec : nullptr, options);
   return ex;
 }
 

@@ -37,8 +37,14 @@ constexpr size_t kLegacyAttributesOffset = 17;
 // value length, header count (one byte each).
 constexpr size_t kMinRecordSize = 7;
 
+// Offsets and timestamps come from the wire: sums and differences of them wrap (two's
+// complement, as Java's long arithmetic does) instead of overflowing. Never negate a
+// decoded value and add it: −INT64_MIN overflows; use WrapSub.
 int64_t WrapAdd(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t WrapSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
 }
 
 uint32_t Crc32Ieee(const uint8_t* p, size_t n) {
@@ -479,6 +485,15 @@ Error BatchView::DecodeV2(const RecordsOptions& options, RecordSet* out) const {
     return MakeError(ErrorKind::kCorruptRecords, offset_ + kV2CountOffset, &batch,
                      absl::StrFormat("negative records count %d", header_.records_count));
   }
+  // Above max_records: refused before decompressing (uncompressed batches: after the
+  // more precise check against the bytes present, below).
+  auto too_many = [&] {
+    return MakeError(ErrorKind::kCountTooLarge, offset_ + kV2CountOffset, &batch,
+                     absl::StrFormat("records count %d above RecordsOptions::max_records (%d)",
+                                     header_.records_count, options.max_records));
+  };
+  const bool over_max = static_cast<size_t>(header_.records_count) > options.max_records;
+  if (over_max && codec != Compression::kNone) return too_many();
   std::span<const uint8_t> data = payload_;
   size_t data_offset = payload_offset_;
   if (codec != Compression::kNone) {
@@ -502,6 +517,7 @@ Error BatchView::DecodeV2(const RecordsOptions& options, RecordSet* out) const {
                         codec == Compression::kNone ? "" : " after decompression",
                         kMinRecordSize));
   }
+  if (over_max) return too_many();
   Reader r(data, data_offset, options.decode);
   r.set_path(&batch);
   ReadRecords(r, header_, &batch, &out->slots_, &out->size_);
@@ -615,6 +631,11 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
       }
     }
     r.PopLimit(token);
+    if (r.ok() && out->size_ == options.max_records) {
+      r.Fail(ErrorKind::kCountTooLarge, at,
+             absl::StrFormat("more than RecordsOptions::max_records (%d) inner messages",
+                             options.max_records));
+    }
     if (!r.ok()) break;
     Record& rec = *NextClearSlot(&out->slots_, &out->size_);
     rec.attributes = b.attributes;
@@ -636,7 +657,7 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
   }
   if (magic() == 1) {
     // KIP-31: inner offsets are relative; the wrapper carries the last absolute offset.
-    const int64_t base = WrapAdd(header_.base_offset, -out->slots_[out->size_ - 1].offset);
+    const int64_t base = WrapSub(header_.base_offset, out->slots_[out->size_ - 1].offset);
     for (size_t j = 0; j < out->size_; ++j) {
       out->slots_[j].offset = WrapAdd(base, out->slots_[j].offset);
     }

@@ -73,10 +73,18 @@ inline constexpr size_t kRecordBatchHeaderSize = 61;
 inline constexpr size_t kLogOverhead = 12;
 
 /// Options for decoding records fields.
+/// Default RecordsOptions::max_records.
+inline constexpr size_t kDefaultMaxRecords = size_t{1} << 20;
+
 struct RecordsOptions {
   /// Hard cap on the decompressed size of one batch (or legacy wrapper), bytes.
   /// Default 64 MiB (kDefaultMaxDecompressedBytes); see compression.h.
   size_t max_decompressed_bytes = kDefaultMaxDecompressedBytes;
+  /// Cap on the records of one batch (or inner messages of one legacy wrapper) that
+  /// DecodeRecords materializes: each costs sizeof(Record) (~150 bytes), so a compressed
+  /// batch of minimal 7-byte records could otherwise expand the 64 MiB cap 20-fold.
+  /// Default 2^20 (about 160 MB of Record objects at most); kCountTooLarge above it.
+  size_t max_records = kDefaultMaxRecords;
   /// Reject batches whose CRC does not match (kCrcMismatch). When false, or in builds
   /// with KWIRE_FUZZ_SKIP_CRC_CHECK, the CRC is still computed and reported through
   /// BatchView::crc_ok() but never fails decoding.
@@ -264,7 +272,8 @@ class BatchView {
   /// codec; records count ≥ 0 and equal to the records present (both directions);
   /// each record's length equal to the bytes its fields use; header counts within the
   /// bytes; key/value/header lengths ≥ −1 (header keys ≥ 0); decompressed size ≤
-  /// options.max_decompressed_bytes; control records decodable (control batches).
+  /// options.max_decompressed_bytes; records (inner messages) ≤ options.max_records;
+  /// control records decodable (control batches).
   /// Legacy wrappers: one level of compression, inner magic equal to the wrapper's,
   /// inner CRCs (when enforced), at least one inner message.
   Error DecodeRecords(const RecordsOptions& options, RecordSet* out) const;

@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -907,6 +908,83 @@ TEST(LegacyMessages, CompressedWrappers) {
       }
     }
   }
+}
+
+// Regression (hostile-frame review): a magic-1 wrapper whose last inner offset is
+// INT64_MIN made `base − last` negate INT64_MIN (UBSan: signed overflow). Offsets wrap
+// like Java's long arithmetic instead; every inner offset at the extremes decodes.
+TEST(LegacyMessages, RelativeOffsetsAtTheExtremesWrap) {
+  for (int64_t last : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                       int64_t{-1}}) {
+    for (int64_t wrapper_offset : {int64_t{0}, std::numeric_limits<int64_t>::min(),
+                                   std::numeric_limits<int64_t>::max()}) {
+      SCOPED_TRACE(absl::StrFormat("last inner %d, wrapper %d", last, wrapper_offset));
+      std::vector<uint8_t> inner = LegacyText(1, 0, 1, std::nullopt, "a");
+      const std::vector<uint8_t> second = LegacyText(1, last, 2, std::nullopt, "b");
+      inner.insert(inner.end(), second.begin(), second.end());
+      std::vector<uint8_t> z;
+      ASSERT_TRUE(Compress(Compression::kGzip, inner, &z).ok());
+      const std::vector<uint8_t> wrapper =
+          Legacy(1, wrapper_offset, static_cast<int8_t>(Compression::kGzip), 3, std::nullopt,
+                 std::span<const uint8_t>(z));
+      One one = DecodeOne(wrapper);
+      ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+      ASSERT_EQ(one.set.size(), 2u);
+      const uint64_t base = static_cast<uint64_t>(wrapper_offset) - static_cast<uint64_t>(last);
+      EXPECT_EQ(one.set[0].offset, static_cast<int64_t>(base));
+      EXPECT_EQ(one.set[1].offset, wrapper_offset);
+    }
+  }
+}
+
+// Regression (hostile-frame review): a compressed batch of millions of minimal 7-byte
+// records expanded the 64 MiB decompression cap into ~1.8 GB of Record objects. The
+// records count is now checked against RecordsOptions::max_records before anything is
+// decompressed; legacy wrappers stop at max_records inner messages.
+TEST(RecordBatch, RecordsCountAboveMaxRecordsIsRefusedBeforeDecompressing) {
+  std::vector<Record> recs;
+  for (int i = 0; i < 5; ++i) recs.push_back(Rec(std::nullopt, std::nullopt));
+  for (Compression c : {Compression::kNone, Compression::kGzip, Compression::kZstd}) {
+    SCOPED_TRACE(CompressionName(c));
+    const std::vector<uint8_t> batch = Encode(Header(c), recs);
+    RecordsOptions o;
+    o.max_records = 4;
+    const Error e = RecordsError(batch, o);
+    EXPECT_EQ(e.kind, ErrorKind::kCountTooLarge);
+    EXPECT_EQ(e.offset, 57u);  // the records count field of the batch
+    EXPECT_DETAIL(e, "records count 5 above RecordsOptions::max_records (4)");
+    o.max_records = 5;
+    EXPECT_TRUE(DecodeOne(batch, o).error.ok());
+  }
+  EXPECT_EQ(RecordsOptions{}.max_records, size_t{1} << 20);
+  // A gzip batch declaring 2^20 + 1 records is refused without decompressing.
+  std::vector<uint8_t> big = Encode(Header(Compression::kGzip), recs);
+  SetBe32(big, 57, (1u << 20) + 1);
+  FixV2(big);
+  const Error e = RecordsError(big);
+  EXPECT_EQ(e.kind, ErrorKind::kCountTooLarge);
+  EXPECT_DETAIL(e, "records count 1048577 above");
+}
+
+TEST(LegacyMessages, InnerMessagesAboveMaxRecordsAreRefused) {
+  std::vector<uint8_t> inner;
+  for (int i = 0; i < 4; ++i) {
+    const std::vector<uint8_t> m = LegacyText(0, i, -1, std::nullopt, "v");
+    inner.insert(inner.end(), m.begin(), m.end());
+  }
+  std::vector<uint8_t> z;
+  ASSERT_TRUE(Compress(Compression::kGzip, inner, &z).ok());
+  const std::vector<uint8_t> wrapper = Legacy(0, 3, static_cast<int8_t>(Compression::kGzip), -1,
+                                              std::nullopt, std::span<const uint8_t>(z));
+  RecordsOptions o;
+  o.max_records = 3;
+  const Error e = RecordsError(wrapper, o);
+  EXPECT_EQ(e.kind, ErrorKind::kCountTooLarge);
+  EXPECT_DETAIL(e, "more than RecordsOptions::max_records (3) inner messages");
+  o.max_records = 4;
+  One one = DecodeOne(wrapper, o);
+  ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+  EXPECT_EQ(one.set.size(), 4u);
 }
 
 TEST(LegacyMessages, LogAppendTimeWrapperOverridesInnerTimestamps) {

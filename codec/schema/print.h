@@ -31,6 +31,7 @@
 #ifndef KWIRE_CODEC_SCHEMA_PRINT_H_
 #define KWIRE_CODEC_SCHEMA_PRINT_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -93,6 +94,12 @@ struct PrintOptions {
   bool show_secrets = false;         ///< Print sensitive fields instead of redacting them.
   size_t max_value_chars = 64;       ///< Longer strings / bytes are shortened with "...".
   RecordsPrinter records = nullptr;  ///< See RecordsPrinter; nullptr: opaque.
+  /// Elements shown per array; the rest are decoded (by decode.h, so failures are the
+  /// decoder's) and summarized in one node. Bounds the tree of a hostile frame.
+  size_t max_array_elements = 1000;
+  /// Once this many nodes exist, further arrays show no element (only the summary):
+  /// nested arrays cannot multiply the per-array limit. About 1 KB per node.
+  size_t max_nodes = 100000;
 };
 
 /// Collects nodes while the explain visitor reads. Type-independent, out of line.
@@ -215,7 +222,21 @@ void PrintElement(PrintContext& c, const FieldSpec& f, bool compact, E& e, const
   }
 }
 
-// The count (a `length` child of field node `n`) and the elements. Returns false on null.
+// True when a struct element has a sensitive field of its own (AlterUserScramCredentials
+// Upsertions, DescribeDelegationToken Tokens): its summarized bytes are then redacted.
+template <class E>
+constexpr bool HasSensitiveField() {
+  if constexpr (KafkaStruct<E>) {
+    for (const FieldSpec& f : E::kFields) {
+      if (f.sensitive) return true;
+    }
+  }
+  return false;
+}
+
+// The count (a `length` child of field node `n`) and the elements; past
+// PrintOptions::max_array_elements (or max_nodes) the rest are decoded with decode.h's
+// DecodeElement under one summary node. Returns false on null.
 template <class E>
 bool PrintArray(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
                 const std::string& path, std::vector<E>& v) {
@@ -243,12 +264,32 @@ bool PrintArray(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
     return std::string(f.name);
   }();
   const size_t outer_reserved = c.dc.reserved;
+  const PrintOptions& po = c.b.options();
+  const int64_t shown = c.b.nodes().size() >= po.max_nodes
+                            ? 0
+                            : std::min<int64_t>(count, static_cast<int64_t>(po.max_array_elements));
+  size_t rest = SIZE_MAX;  // the summary node of elements [shown, count)
   for (int64_t i = 0; i < count; ++i) {
     c.dc.node->index = i;
     c.dc.reserved = outer_reserved + static_cast<size_t>(count - 1 - i) * min;
-    const std::string idx = "[" + PrintBuilder::Int(i) + "]";
-    PrintElement(c, f, compact, v[static_cast<size_t>(i)], elem_name + idx, path + idx);
+    if (i < shown) {
+      const std::string idx = "[" + PrintBuilder::Int(i) + "]";
+      PrintElement(c, f, compact, v[static_cast<size_t>(i)], elem_name + idx, path + idx);
+    } else {
+      if (i == shown) {
+        rest = c.b.Open(c.r(), Kind::kElement, elem_name + "[" + PrintBuilder::Int(i) + "...]",
+                        "", path + "[" + PrintBuilder::Int(i) + "...]");
+      }
+      schema_internal::DecodeElement(c.dc, f, compact, v[static_cast<size_t>(i)]);
+    }
     if (!c.r().ok()) break;
+  }
+  if (rest != SIZE_MAX) {
+    c.b.Close(c.r(), rest);
+    PrintNode& s = c.b.node(rest);
+    s.value = PrintBuilder::Int(count - shown) + " more elements";
+    s.note = "not shown (PrintOptions::max_array_elements / max_nodes)";
+    if ((f.sensitive || HasSensitiveField<E>()) && !po.show_secrets) s.redacted = true;
   }
   c.dc.reserved = outer_reserved;
   c.dc.node->index = -1;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "codec/generated/delete_groups_request.h"
 #include "codec/generated/describe_delegation_token_request.h"
 #include "codec/generated/sasl_authenticate_request.h"
 #include "codec/protocol/explain.h"
@@ -196,6 +197,82 @@ TEST(ExplainTest, FailsExactlyLikeTheDecoder) {
     }
   }
   EXPECT_GT(checked, 10000u);
+}
+
+// Regression (hostile-frame review): when the frame did not decode, secrets the explain
+// visitor never located (a size prefix one too big, a trailing byte, the secret's own
+// length running past the end) were printed in the byte layout. Such frames of messages
+// with sensitive fields now hide everything from the body on.
+TEST(ExplainTest, SecretsOfAFrameThatDoesNotDecodeAreHidden) {
+  SaslAuthenticateRequest req;
+  req.auth_bytes = "SECRETPASSWD";
+  const auto good = EncodeRequestFrame<SaslAuthenticateRequest>(0, 0, "", req);
+  ASSERT_TRUE(good.ok());
+  const std::string secret_hex = "53 45 43 52 45 54";  // "SECRET"
+  std::vector<std::vector<uint8_t>> bad;
+  bad.push_back(*good);  // size prefix one too big
+  bad.back()[3] = static_cast<uint8_t>(bad.back()[3] + 1);
+  bad.push_back(*good);  // a trailing byte
+  bad.back().push_back(0);
+  bad.back()[3] = static_cast<uint8_t>(bad.back()[3] + 1);
+  bad.push_back(*good);  // truncated inside the secret (size prefix consistent)
+  bad.back().resize(bad.back().size() - 3);
+  bad.back()[3] = static_cast<uint8_t>(bad.back()[3] - 3);
+  bad.push_back(*good);  // an unsupported version: the body is not explained at all
+  bad.back()[7] = 99;
+  for (size_t i = 0; i < bad.size(); ++i) {
+    SCOPED_TRACE(i);
+    const FrameExplanation ex = ExplainRequestFrame(bad[i]);
+    ASSERT_FALSE(ex.status.ok());
+    const std::string text = RenderFrameExplanation(ex);
+    EXPECT_THAT(text, Not(HasSubstr(secret_hex)));
+    EXPECT_THAT(text, Not(HasSubstr("SECRET")));
+    EXPECT_THAT(text, HasSubstr("cannot be located"));
+    PrintOptions show;
+    show.show_secrets = true;
+    EXPECT_THAT(RenderFrameExplanation(ExplainRequestFrame(bad[i], show)), HasSubstr(secret_hex));
+  }
+  // A frame that decodes keeps the precise per-field redaction (no blanket node).
+  const FrameExplanation ok = ExplainRequestFrame(*good);
+  ASSERT_TRUE(ok.status.ok());
+  EXPECT_THAT(RenderFrameExplanation(ok), Not(HasSubstr("cannot be located")));
+}
+
+// Regression (hostile-frame review): explaining a 4 MB DeleteGroups request with 4 million
+// empty group names built 4 million nodes (4 GB, 20 s). Arrays show
+// PrintOptions::max_array_elements elements; the rest are decoded by the decoder itself
+// (same status, same failure offsets) under one summary node.
+TEST(ExplainTest, LongArraysAreSummarizedAndStillFailLikeTheDecoder) {
+  DeleteGroupsRequest req;
+  req.groups_names.assign(5000, "");
+  const auto frame = EncodeRequestFrame<DeleteGroupsRequest>(2, 1, "c", req);
+  ASSERT_TRUE(frame.ok());
+  const FrameExplanation ex = ExplainRequestFrame(*frame);
+  ASSERT_TRUE(ex.status.ok()) << ex.status;
+  EXPECT_TRUE(ex.tree_status.ok()) << ex.tree_status;
+  EXPECT_LT(ex.nodes.size(), 1100u);
+  const PrintNode* summary = nullptr;
+  for (const PrintNode& n : ex.nodes) {
+    if (n.label == "GroupsNames[1000...]") summary = &n;
+  }
+  ASSERT_NE(summary, nullptr);
+  EXPECT_EQ(summary->value, "4000 more elements");
+  EXPECT_EQ(summary->size, 4000u);  // one byte (compact length 1) per empty name
+  EXPECT_EQ(summary->offset + summary->size + 1, frame->size());  // then the tag section
+  // Truncated inside the summarized part: the decoder's error, at the decoder's offset.
+  std::vector<uint8_t> cut(frame->begin(), frame->end() - 100);
+  const uint32_t size = static_cast<uint32_t>(cut.size() - 4);
+  for (int i = 0; i < 4; ++i) cut[static_cast<size_t>(i)] = static_cast<uint8_t>(size >> (24 - 8 * i));
+  const FrameExplanation bad = ExplainRequestFrame(cut);
+  ASSERT_FALSE(bad.status.ok());
+  EXPECT_EQ(bad.tree_status, bad.status);
+  EXPECT_LT(bad.nodes.size(), 1100u);
+  // max_nodes: once reached, arrays show no element.
+  PrintOptions few;
+  few.max_nodes = 1;
+  const FrameExplanation tiny = ExplainRequestFrame(*frame, few);
+  EXPECT_TRUE(tiny.status.ok());
+  EXPECT_LT(tiny.nodes.size(), 20u);
 }
 
 TEST(ExplainTest, SensitiveFieldsAreRedactedUnlessAsked) {

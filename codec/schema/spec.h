@@ -120,6 +120,7 @@ struct MessageSpec {
   VersionRange current;       ///< Versions valid in Kafka 4.x (KIP-896 removed the rest).
   VersionRange flexible;      ///< Flexible versions (KIP-482).
   bool latest_unstable;       ///< The highest version is marked unstable upstream.
+  bool has_sensitive;         ///< Some field (at any depth) is FieldSpec::sensitive.
 };
 
 }  // namespace kwire

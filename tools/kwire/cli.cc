@@ -292,7 +292,7 @@ bool ReadInput(std::istream& in, bool binary, std::vector<uint8_t>& out, std::st
       if (std::isspace(c)) continue;
       if (!std::isxdigit(c)) {
         error = absl::StrFormat(
-            "input is not hex: %s at character %d (use --binary for raw "
+            "input is not hex: %s at input byte %d (0-based; use --binary for raw "
             "bytes)",
             std::isprint(c) ? absl::StrFormat("'%c'", c) : absl::StrFormat("byte 0x%02x", c), i);
         return false;

@@ -139,7 +139,8 @@ TEST(KwireCli, DecodeErrors) {
   EXPECT_EQ(f.rc, kExitFailure);
   EXPECT_THAT(f.err, HasSubstr("truncated at byte 0 in Frame.size"));
   // Not hex, odd digits, empty.
-  EXPECT_THAT(Kwire({"decode", "request"}, "00zz").err, HasSubstr("not hex: 'z' at character 2"));
+  EXPECT_THAT(Kwire({"decode", "request"}, "00zz").err,
+              HasSubstr("not hex: 'z' at input byte 2 (0-based"));
   EXPECT_THAT(Kwire({"decode", "request"}, "000").err, HasSubstr("odd number"));
   EXPECT_EQ(Kwire({"decode", "request"}, " \n").rc, kExitFailure);
   // The header disagrees with --api / --version.
