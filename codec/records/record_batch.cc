@@ -680,6 +680,12 @@ Error DecodeControlRecord(const Record& record, ControlRecord* out) {
                      absl::StrFormat("control record key of %d bytes (need 4)",
                                      record.key->size()));
   }
+  // Like Java's ControlRecordType.parse: a negative version is corruption (higher ones
+  // are future versions, read as far as version 0 goes).
+  if (out->version < 0) {
+    return MakeError(ErrorKind::kCorruptRecords, 0, nullptr,
+                     absl::StrFormat("control record key version %d (negative)", out->version));
+  }
   if (out->version == 0 && !k.AtEnd()) {
     return MakeError(ErrorKind::kCorruptRecords, 4, nullptr,
                      absl::StrFormat("control record key version 0 of %d bytes (expected 4)",
@@ -698,6 +704,10 @@ Error DecodeControlRecord(const Record& record, ControlRecord* out) {
     return MakeError(ErrorKind::kCorruptRecords, 0, nullptr,
                      absl::StrFormat("transaction marker value of %d bytes (need 6)",
                                      record.value->size()));
+  }
+  if (m.version < 0) {  // as Java's EndTransactionMarker.deserialize
+    return MakeError(ErrorKind::kCorruptRecords, 0, nullptr,
+                     absl::StrFormat("transaction marker version %d (negative)", m.version));
   }
   if (m.version == 0 && !v.AtEnd()) {
     return MakeError(ErrorKind::kCorruptRecords, 6, nullptr,

@@ -311,6 +311,9 @@ TEST(RecordBatch, ControlBatchHostile) {
   BatchHeader h = Header();
   h.attributes = kAttrControl;
   const std::string commit_key = ControlRecordKey(kControlCommit);
+  const std::string negative_key = ControlRecordKey(kControlCommit, -1);
+  const std::string marker = EndTxnMarkerValue(1);
+  const std::string negative_marker = EndTxnMarkerValue(1, -1);
   struct Case {
     std::optional<std::string_view> key, value;
     const char* detail;
@@ -321,6 +324,10 @@ TEST(RecordBatch, ControlBatchHostile) {
       {commit_key, std::nullopt, "null value"},
       {commit_key, std::string_view("\x00\x00\x00\x00", 4), "value of 4 bytes"},
       {commit_key, std::string_view("\x00\x00\x00\x00\x00\x00\x00", 7), "version 0 of 7 bytes"},
+      // Negative versions are corruption, as in Java (hostile-frame review: they read as
+      // a COMMIT before).
+      {negative_key, marker, "key version -1 (negative)"},
+      {commit_key, negative_marker, "marker version -1 (negative)"},
   };
   for (const Case& c : cases) {
     const Error e = RecordsError(Encode(h, {Rec(c.key, c.value)}));
