@@ -1,11 +1,13 @@
 #include "conformance/check.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
 #include "codec/protocol/explain.h"
 #include "codec/protocol/frame.h"
@@ -16,32 +18,18 @@ namespace kwire::conformance {
 namespace {
 
 std::string Hex(const std::vector<uint8_t>& b) {
-  static const char* const kDigits = "0123456789abcdef";
-  std::string out;
-  out.reserve(b.size() * 2);
-  for (uint8_t x : b) {
-    out.push_back(kDigits[x >> 4]);
-    out.push_back(kDigits[x & 15]);
-  }
-  return out;
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
 }
 
 // Strict lowercase/uppercase hex → bytes; false on odd length or a non-hex character.
 bool ParseHex(const std::string& hex, std::vector<uint8_t>& out) {
-  if (hex.size() % 2 != 0) return false;
-  auto digit = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  out.clear();
-  out.reserve(hex.size() / 2);
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = digit(hex[i]), lo = digit(hex[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out.push_back(static_cast<uint8_t>(hi * 16 + lo));
+  if (hex.size() % 2 != 0 ||
+      !std::all_of(hex.begin(), hex.end(), [](unsigned char c) { return std::isxdigit(c); })) {
+    return false;
   }
+  const std::string bytes = absl::HexStringToBytes(hex);
+  out.assign(bytes.begin(), bytes.end());
   return true;
 }
 

@@ -55,4 +55,33 @@ MutatorStats& GetMutatorStats();
 
 }  // namespace kwire::fuzz
 
+/// Defines the libFuzzer entry points of a frame target: LLVMFuzzerTestOneInput calling
+/// `check` (a function of std::span<const uint8_t>), and, unless the target is built
+/// without the custom mutator (KWIRE_FUZZ_NO_CUSTOM_MUTATOR, the *_bytes variants),
+/// LLVMFuzzerCustomMutator / LLVMFuzzerCustomCrossOver over inputs of InputKind `kind`.
+#ifdef KWIRE_FUZZ_NO_CUSTOM_MUTATOR
+#define KWIRE_FRAME_FUZZER_ENTRY_POINTS(check, kind)                     \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { \
+    check({data, size});                                                  \
+    return 0;                                                             \
+  }
+#else
+#define KWIRE_FRAME_FUZZER_ENTRY_POINTS(check, kind)                                          \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {                      \
+    check({data, size});                                                                       \
+    return 0;                                                                                  \
+  }                                                                                            \
+  extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);             \
+  extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,       \
+                                            unsigned int seed) {                               \
+    return ::kwire::fuzz::MutateFrameInput(kind, data, size, max_size, seed, &LLVMFuzzerMutate); \
+  }                                                                                            \
+  extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,              \
+                                              const uint8_t* data2, size_t size2, uint8_t* out,  \
+                                              size_t max_out, unsigned int seed) {             \
+    return ::kwire::fuzz::CrossOverFrameInputs(kind, data1, size1, data2, size2, out, max_out, \
+                                               seed);                                          \
+  }
+#endif
+
 #endif  // KWIRE_FUZZ_FRAME_MUTATOR_H_

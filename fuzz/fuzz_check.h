@@ -6,6 +6,7 @@
 #ifndef KWIRE_FUZZ_FUZZ_CHECK_H_
 #define KWIRE_FUZZ_FUZZ_CHECK_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <span>
 #include <string>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
 
 namespace kwire::fuzz {
@@ -28,8 +30,9 @@ namespace kwire::fuzz {
 
 /// Lowercase hex of at most `max` bytes (then "...").
 inline std::string Hex(std::span<const uint8_t> b, size_t max = 96) {
-  std::string out;
-  for (size_t i = 0; i < b.size() && i < max; ++i) absl::StrAppendFormat(&out, "%02x", b[i]);
+  const size_t n = std::min(b.size(), max);
+  std::string out =
+      absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(b.data()), n));
   if (b.size() > max) out += "...";
   return out;
 }

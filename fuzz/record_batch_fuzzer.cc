@@ -115,7 +115,32 @@ void CheckRoundTrip(const BatchView& batch, const RecordSet& records,
   }
 }
 
-void CheckExplanation(std::span<const uint8_t> field, const RecordsOptions& options);
+// The first node (pre-order) with a wire position outside the field [0, size),
+// described; empty when there is none.
+std::string NodeOutside(const std::vector<ExplainNode>& nodes, size_t size) {
+  for (const ExplainNode& n : nodes) {
+    if (n.offset != ExplainNode::kNoOffset && (n.offset > size || n.length > size - n.offset)) {
+      return absl::StrFormat("node %s [%d, +%d) outside the %d-byte field", n.name, n.offset,
+                             n.length, size);
+    }
+    if (std::string bad = NodeOutside(n.children, size); !bad.empty()) return bad;
+  }
+  return {};
+}
+
+// The records explanation (`kwire explain`, codec/records/explain.h) of the same field,
+// with the same decode options: every node with a wire position lies inside the field;
+// it renders.
+void CheckExplanation(std::span<const uint8_t> field, const RecordsOptions& options) {
+  ExplainOptions eo;
+  eo.records = options;
+  eo.max_records_per_batch = 16;
+  const std::vector<ExplainNode> nodes = ExplainRecords(field, eo);
+  const std::string outside = NodeOutside(nodes, field.size());
+  KWIRE_FUZZ_CHECK(outside.empty(), "explain %s\n%s", outside, RenderExplainText(nodes));
+  KWIRE_FUZZ_CHECK(field.empty() || !RenderExplainText(nodes).empty(),
+                   "empty explanation of a %d-byte field", field.size());
+}
 
 void Check(std::span<const uint8_t> in) {
   if (in.empty()) return;
@@ -176,33 +201,6 @@ void Check(std::span<const uint8_t> in) {
       Die(__FILE__, __LINE__, "iteration stopped in state kMore", "");
   }
   CheckExplanation(field, options);
-}
-
-// The records explanation (`kwire explain`, codec/records/explain.h) of the same field,
-// with the same decode options: every node with a wire position lies inside the field;
-// it renders.
-// The first node (pre-order) with a wire position outside the field [0, size),
-// described; empty when there is none.
-std::string NodeOutside(const std::vector<ExplainNode>& nodes, size_t size) {
-  for (const ExplainNode& n : nodes) {
-    if (n.offset != ExplainNode::kNoOffset && (n.offset > size || n.length > size - n.offset)) {
-      return absl::StrFormat("node %s [%d, +%d) outside the %d-byte field", n.name, n.offset,
-                             n.length, size);
-    }
-    if (std::string bad = NodeOutside(n.children, size); !bad.empty()) return bad;
-  }
-  return {};
-}
-
-void CheckExplanation(std::span<const uint8_t> field, const RecordsOptions& options) {
-  ExplainOptions eo;
-  eo.records = options;
-  eo.max_records_per_batch = 16;
-  const std::vector<ExplainNode> nodes = ExplainRecords(field, eo);
-  const std::string outside = NodeOutside(nodes, field.size());
-  KWIRE_FUZZ_CHECK(outside.empty(), "explain %s\n%s", outside, RenderExplainText(nodes));
-  KWIRE_FUZZ_CHECK(field.empty() || !RenderExplainText(nodes).empty(),
-                   "empty explanation of a %d-byte field", field.size());
 }
 
 // ---- Custom mutator.

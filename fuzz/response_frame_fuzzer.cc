@@ -34,24 +34,4 @@ void Check(std::span<const uint8_t> in) {
 }  // namespace
 }  // namespace kwire::fuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  kwire::fuzz::Check({data, size});
-  return 0;
-}
-
-#ifndef KWIRE_FUZZ_NO_CUSTOM_MUTATOR
-extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
-
-extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
-                                          unsigned int seed) {
-  return kwire::fuzz::MutateFrameInput(kwire::fuzz::InputKind::kResponseInput, data, size,
-                                       max_size, seed, &LLVMFuzzerMutate);
-}
-
-extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1,
-                                            const uint8_t* data2, size_t size2, uint8_t* out,
-                                            size_t max_out, unsigned int seed) {
-  return kwire::fuzz::CrossOverFrameInputs(kwire::fuzz::InputKind::kResponseInput, data1, size1,
-                                           data2, size2, out, max_out, seed);
-}
-#endif
+KWIRE_FRAME_FUZZER_ENTRY_POINTS(kwire::fuzz::Check, kwire::fuzz::InputKind::kResponseInput)

@@ -126,14 +126,15 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
   PrintBuilder b(frame, options, ex.nodes);
   const size_t root = b.Open(r, Kind::kMessage, "", "", "");
   bool complete = false;
-  const ApiInfo* api = nullptr;
+  const ApiInfo* keyed = nullptr;  // the API named by the key, whatever the version
+  const ApiInfo* api = nullptr;    // the same when the version is valid
   int16_t version = 0;
   const bool size_ok = PrintSizePrefix(r, b, frame.size());
   if (frame.size() >= kSizePrefix + 4) {
     const int16_t key = static_cast<int16_t>((frame[4] << 8) | frame[5]);
     version = static_cast<int16_t>((frame[6] << 8) | frame[7]);
-    api = FindApi(key);
-    if (api != nullptr && !api->request_versions().Contains(version)) api = nullptr;
+    keyed = FindApi(key);
+    if (keyed != nullptr && keyed->request_versions().Contains(version)) api = keyed;
   }
   if (api != nullptr && size_ok) {
     const int16_t hv = RequestHeaderVersion(api->api_key, version);
@@ -158,10 +159,7 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
   FinishRoot(b, r, root, api != nullptr ? api->request->spec : nullptr, version, "Request",
              ex.tree_status.ok());
   // By API key alone: an unsupported version's body is not explained but may hold secrets.
-  const ApiInfo* by_key =
-      frame.size() >= kSizePrefix + 2 ? FindApi(static_cast<int16_t>((frame[4] << 8) | frame[5]))
-                                      : nullptr;
-  HideUnlocatedSecrets(ex, by_key != nullptr ? by_key->request->spec : nullptr, options);
+  HideUnlocatedSecrets(ex, keyed != nullptr ? keyed->request->spec : nullptr, options);
   return ex;
 }
 
@@ -177,8 +175,9 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
   PrintBuilder b(frame, options, ex.nodes);
   const size_t root = b.Open(r, Kind::kMessage, "", "", "");
   bool complete = false;
-  const ApiInfo* api = FindApi(api_key);
-  if (api != nullptr && !api->response_versions().Contains(api_version)) api = nullptr;
+  const ApiInfo* const keyed = FindApi(api_key);
+  const ApiInfo* const api =
+      keyed != nullptr && keyed->response_versions().Contains(api_version) ? keyed : nullptr;
   if (api != nullptr) {
     const int16_t hv = ResponseHeaderVersion(api_key, api_version);
     if (PrintSizePrefix(r, b, frame.size())) {
@@ -200,8 +199,7 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
   ex.tree_status = TreeStatus(r, complete, ex.status);
   FinishRoot(b, r, root, api != nullptr ? api->response->spec : nullptr, api_version, "Response",
              ex.tree_status.ok());
-  const ApiInfo* by_key = FindApi(api_key);
-  HideUnlocatedSecrets(ex, by_key != nullptr ? by_key->response->spec : nullptr, options);
+  HideUnlocatedSecrets(ex, keyed != nullptr ? keyed->response->spec : nullptr, options);
   return ex;
 }
 

@@ -19,12 +19,7 @@ using wire_testing::ToHex;
 
 TEST(RecordsInMessages, EmptyRecordBatchMatchesTheRecordsEncoder) {
   EXPECT_EQ(ToHex(Span(EmptyRecordBatch())), ToHex(EmptyBatchBytes()));
-  BatchHeader zero;
-  zero.partition_leader_epoch = 0;
-  zero.producer_id = 0;
-  zero.producer_epoch = 0;
-  zero.base_sequence = 0;
-  absl::StatusOr<std::string> enc = EncodeRecordBatch(zero, {});
+  absl::StatusOr<std::string> enc = EncodeRecordBatch(ZeroHeader(), {});
   ASSERT_TRUE(enc.ok());
   EXPECT_EQ(*enc, EmptyRecordBatch());
 }

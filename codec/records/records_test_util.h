@@ -181,6 +181,16 @@ inline void ExpectSameRecords(const RecordSet& got, const std::vector<Record>& w
   for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << "record " << i;
 }
 
+/// A BatchHeader with its −1 defaults (leader epoch, producer id and epoch, base sequence)
+/// set to 0: with no records it encodes to EmptyBatchBytes().
+inline BatchHeader ZeroHeader() {
+  BatchHeader h;
+  h.partition_leader_epoch = 0;
+  h.producer_id = 0;
+  h.producer_epoch = 0;
+  h.base_sequence = 0;
+  return h;
+}
 /// The 61-byte empty RecordBatch v2 (all fields 0, CRC 0x595fb7dd), written out.
 inline std::vector<uint8_t> EmptyBatchBytes() {
   return wire_testing::Hex(

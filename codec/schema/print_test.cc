@@ -17,6 +17,7 @@
 #include "codec/generated/sasl_authenticate_request.h"
 #include "codec/protocol/explain.h"
 #include "codec/protocol/frame.h"
+#include "codec/protocol/frame_test_util.h"
 #include "codec/protocol/minimal.h"
 #include "codec/protocol/registry.h"
 
@@ -27,25 +28,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using Kind = PrintNode::Kind;
 
-struct Case {
-  const ApiInfo* api;
-  Direction dir;
-  int16_t version;
-  std::string Name() const {
-    return absl::StrFormat("%s v%d %s", api->name, version, DirectionName(dir));
-  }
-};
-
-std::vector<Case> AllCases() {
-  std::vector<Case> cases;
-  for (const ApiInfo& api : AllApis()) {
-    for (Direction d : {Direction::kRequest, Direction::kResponse}) {
-      const VersionRange r = api.ops(d).spec->valid;
-      for (int v = r.lo; v <= r.hi; ++v) cases.push_back({&api, d, static_cast<int16_t>(v)});
-    }
-  }
-  return cases;
-}
+using frame_testing::AllCases;
+using frame_testing::Case;
 
 FrameExplanation Explain(const Case& c, std::span<const uint8_t> frame,
                          const PrintOptions& options = {}) {
@@ -87,24 +71,6 @@ void CheckTiling(const FrameExplanation& ex, const std::string& what) {
   }
 }
 
-std::vector<uint8_t> EncodeFrame(const Case& c, const AnyMessage& body, int32_t correlation) {
-  absl::StatusOr<std::vector<uint8_t>> frame;
-  if (c.dir == Direction::kRequest) {
-    RequestHeader h;
-    h.request_api_key = c.api->api_key;
-    h.request_api_version = c.version;
-    h.correlation_id = correlation;
-    h.client_id = "kw";
-    frame = EncodeRequestFrame(h, body);
-  } else {
-    ResponseHeader h;
-    h.correlation_id = correlation;
-    frame = EncodeResponseFrame(h, c.api->api_key, c.version, body);
-  }
-  EXPECT_TRUE(frame.ok()) << frame.status();
-  return frame.ok() ? *frame : std::vector<uint8_t>{};
-}
-
 TEST(ExplainTest, MinimalFramesTile) {
   for (const Case& c : AllCases()) {
     const auto frame = EncodeMinimalFrame(*c.api, c.version, c.dir);
@@ -126,7 +92,7 @@ TEST(ExplainTest, RandomInstancesTileAndDecodeTheSame) {
     for (int i = 0; i < 4; ++i) {
       AnyMessage m(ops);
       ops.fill_random(rng, c.version, m.raw());
-      const auto frame = EncodeFrame(c, m, static_cast<int32_t>(rng()));
+      const auto frame = frame_testing::EncodeFrame(c, m);
       const FrameExplanation ex = Explain(c, frame);
       ASSERT_TRUE(ex.status.ok()) << c.Name() << ": " << ex.status;
       EXPECT_TRUE(ex.tree_status.ok()) << c.Name();
@@ -170,7 +136,7 @@ TEST(ExplainTest, FailsExactlyLikeTheDecoder) {
     if (c.version != r.lo && c.version != r.hi) continue;
     AnyMessage m(c.api->ops(c.dir));
     c.api->ops(c.dir).fill_random(rng, c.version, m.raw());
-    const auto frame = EncodeFrame(c, m, 1);
+    const auto frame = frame_testing::EncodeFrame(c, m);
     auto check = [&](const std::vector<uint8_t>& bad, const std::string& what) {
       const FrameExplanation ex = Explain(c, bad);
       EXPECT_EQ(ex.tree_status, ex.status) << c.Name() << " " << what;

@@ -7,33 +7,17 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_format.h"
+#include "codec/protocol/frame_test_util.h"
 #include "codec/protocol/registry.h"
 #include "codec/schema/message.h"
 
 namespace kwire {
 namespace {
 
-struct Case {
-  const ApiInfo* api;
-  Direction dir;
-  int16_t version;
-};
+using frame_testing::AllCases;
+using frame_testing::Case;
 
-std::vector<Case> AllCases() {
-  std::vector<Case> cases;
-  for (const ApiInfo& api : AllApis()) {
-    for (Direction d : {Direction::kRequest, Direction::kResponse}) {
-      const VersionRange r = api.ops(d).spec->valid;
-      for (int v = r.lo; v <= r.hi; ++v) cases.push_back({&api, d, static_cast<int16_t>(v)});
-    }
-  }
-  return cases;
-}
-
-std::string CaseName(const testing::TestParamInfo<Case>& info) {
-  return absl::StrFormat("%s_v%d_%s", info.param.api->name, info.param.version,
-                         DirectionName(info.param.dir));
-}
+std::string CaseName(const testing::TestParamInfo<Case>& info) { return info.param.Name(); }
 
 // Encodes `m`, decodes the bytes into a fresh message, checks equality, re-encodes and
 // checks byte identity. Returns the encoding.

@@ -45,24 +45,27 @@ void KeepUnknownTag(DecodeContext& c, UnknownTaggedFields& unknown, uint32_t tag
 }
 
 void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::string* s) {
-  const bool fits = s != nullptr && s->size() <= (kind == FieldType::kString ? 0x7fff : 0x7fffffff);
-  if (compact && fits) {
-    c.w.WriteCompactString(*s);
-    return;
-  }
   if (kind == FieldType::kString) {
     if (s != nullptr && s->size() > 0x7fff) {
       c.w.Fail(ErrorKind::kStringTooLong,
                absl::StrFormat("string of %d bytes, the maximum is 32767", s->size()));
       return;
     }
-    c.w.WriteStringLength(compact, s == nullptr ? -1 : static_cast<int64_t>(s->size()));
   } else {
     if (s != nullptr && s->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
       c.w.Fail(ErrorKind::kStringTooLong, absl::StrFormat("bytes of %d bytes", s->size()));
       return;
     }
-    c.w.WriteBytesLength(compact, s == nullptr ? -1 : static_cast<int64_t>(s->size()));
+  }
+  if (compact && s != nullptr) {
+    c.w.WriteCompactString(*s);  // uvarint length+1 and the bytes, one capacity check
+    return;
+  }
+  const int64_t len = s == nullptr ? -1 : static_cast<int64_t>(s->size());
+  if (kind == FieldType::kString) {
+    c.w.WriteStringLength(compact, len);
+  } else {
+    c.w.WriteBytesLength(compact, len);
   }
   if (s != nullptr) c.w.WriteRaw(*s);
 }

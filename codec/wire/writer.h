@@ -108,12 +108,7 @@ class Writer {
     Ensure(n);
     uint8_t* d = cur_;
     cur_ = d + n;
-    const auto* s = static_cast<const uint8_t*>(p);
-    if (KWIRE_LIKELY(n <= 64)) {
-      CopyShort(d, s, n);
-    } else {
-      std::memcpy(d, s, n);
-    }
+    CopyBytes(d, static_cast<const uint8_t*>(p), n);
   }
   KWIRE_ALWAYS_INLINE void WriteRaw(std::string_view s) { WriteRaw(s.data(), s.size()); }
 
@@ -142,18 +137,9 @@ class Writer {
     const uint32_t prefix = static_cast<uint32_t>(n + 1);
     Ensure(n + kMaxUvarintBytes);
     uint8_t* d = cur_;
-    if (KWIRE_LIKELY(prefix < 0x80)) {
-      *d = static_cast<uint8_t>(prefix);
-      ++d;
-    } else {
-      d += EncodeUvarint(d, prefix);
-    }
+    d += EncodeUvarint(d, prefix);
     cur_ = d + n;
-    if (KWIRE_LIKELY(n - 1 < 64)) {
-      CopyShort(d, reinterpret_cast<const uint8_t*>(s.data()), n);
-    } else if (n != 0) {
-      std::memcpy(d, s.data(), n);
-    }
+    CopyBytes(d, reinterpret_cast<const uint8_t*>(s.data()), n);
   }
 
   /// Array count (int32, or compact uvarint n+1); −1 writes null.
@@ -180,6 +166,14 @@ class Writer {
   }
 
  private:
+  /// n bytes from s to d (n = 0: nothing, `s` untouched): up to 64 inline, else memcpy.
+  static KWIRE_ALWAYS_INLINE void CopyBytes(uint8_t* d, const uint8_t* s, size_t n) {
+    if (KWIRE_LIKELY(n - 1 < 64)) {
+      CopyShort(d, s, n);
+    } else if (n != 0) {
+      std::memcpy(d, s, n);
+    }
+  }
   /// 1 ≤ n ≤ 64 bytes from s to d: each size class is two overlapping fixed-size copies
   /// (fixed-size memcpy compiles to single loads and stores), never outside [s, s+n)
   /// or [d, d+n).

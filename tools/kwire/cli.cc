@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
 #include "codec/protocol/explain.h"
 #include "codec/protocol/frame.h"
@@ -270,14 +271,8 @@ bool ResolveQuirks(const std::string& list, uint32_t& q, Usage& u) {
 }
 
 std::string Hex(std::span<const uint8_t> b) {
-  static const char* const kDigits = "0123456789abcdef";
-  std::string out;
-  out.reserve(b.size() * 2);
-  for (uint8_t x : b) {
-    out.push_back(kDigits[x >> 4]);
-    out.push_back(kDigits[x & 15]);
-  }
-  return out;
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
 }
 
 // Reads stdin as hex (whitespace ignored) or raw bytes. Returns false with `error` set.
@@ -303,10 +298,8 @@ bool ReadInput(std::istream& in, bool binary, std::vector<uint8_t>& out, std::st
       error = absl::StrFormat("input is not hex: odd number of hex digits (%d)", hex.size());
       return false;
     }
-    out.clear();
-    for (size_t i = 0; i < hex.size(); i += 2) {
-      out.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    }
+    const std::string bytes = absl::HexStringToBytes(hex);  // digits checked above
+    out.assign(bytes.begin(), bytes.end());
   }
   if (out.empty()) {
     error = "no input: expected a frame on stdin";
