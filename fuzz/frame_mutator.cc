@@ -47,7 +47,8 @@ std::optional<Parsed> Parse(InputKind kind, std::span<const uint8_t> in) {
   FrameOptions strict;
   FrameOptions java;
   java.decode.quirks = kQuirksJava;
-  Parsed p{kind};
+  Parsed p{};
+  p.kind = kind;
   if (kind == InputKind::kRequestFrame) {
     auto f = DecodeRequestFrame(in, strict);
     if (!f.ok()) f = DecodeRequestFrame(in, java);

@@ -13,7 +13,8 @@
 //     at an offset inside the field); with CRCs enforced every batch returned has
 //     crc_ok();
 //   * decoding: a v2 batch's records count equals the records decoded; decompressed
-//     sizes stay within the cap;
+//     sizes stay within the cap; the reference path (every record read by the Reader,
+//     SetRecordFastPathForTesting(false)) gives the same records and the same error;
 //   * round trip (v2, strict): AppendRecordBatch(header, records) of a decoded batch
 //     decodes to the same header and records; an uncompressed batch with a valid CRC
 //     re-encodes byte-identically;
@@ -75,6 +76,33 @@ bool SameRecords(const RecordSet& a, const RecordSet& b) {
     if (!(a[i] == b[i]) || a[i].control != b[i].control) return false;
   }
   return true;
+}
+
+// The same batch decoded with every record on the Reader-based reference path
+// (SetRecordFastPathForTesting(false)) gives the same error and the same records, the
+// fields decoding derives (offset, timestamp, wire position, control) included.
+void CheckReferencePath(const BatchView& batch, const RecordsOptions& options,
+                        const Error& fast_error, const RecordSet& fast) {
+  SetRecordFastPathForTesting(false);
+  RecordSet ref;
+  const Error e = batch.DecodeRecords(options, &ref);
+  SetRecordFastPathForTesting(true);
+  KWIRE_FUZZ_CHECK(e.kind == fast_error.kind && e.offset == fast_error.offset &&
+                       e.path == fast_error.path && e.detail == fast_error.detail,
+                   "batch %d: fast path error %s, reference path error %s", batch.index(),
+                   fast_error.ToString(), e.ToString());
+  KWIRE_FUZZ_CHECK(SameRecords(fast, ref), "batch %d: fast and reference paths differ",
+                   batch.index());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const Record& a = fast[i];
+    const Record& b = ref[i];
+    KWIRE_FUZZ_CHECK(a.offset == b.offset && a.timestamp == b.timestamp &&
+                         a.wire_offset == b.wire_offset && a.wire_size == b.wire_size,
+                     "batch %d record %d: fast path offset %d timestamp %d at %d+%d, "
+                     "reference %d %d at %d+%d",
+                     batch.index(), i, a.offset, a.timestamp, a.wire_offset, a.wire_size,
+                     b.offset, b.timestamp, b.wire_offset, b.wire_size);
+  }
 }
 
 // Header fields AppendRecordBatch writes as given (length, CRC and count are computed).
@@ -167,6 +195,7 @@ void Check(std::span<const uint8_t> in) {
     pos += batch.bytes().size();
     RecordSet records;
     const Error e = batch.DecodeRecords(options, &records);
+    CheckReferencePath(batch, options, e, records);
     if (!e.ok()) {
       KWIRE_FUZZ_CHECK(IsRecordsError(e.kind) && e.offset <= field.size(),
                        "DecodeRecords error %s (field of %d bytes)", e.ToString(), field.size());

@@ -143,20 +143,21 @@ absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame
 
 namespace {
 
-absl::StatusOr<std::vector<uint8_t>> FinishFrame(Writer& w, size_t size_pos) {
+// Patches the size prefix at `size_pos` of the frame that ends at w.size().
+absl::Status FinishFrame(Writer& w, size_t size_pos) {
   if (!w.ok()) return w.error().ToStatus();
-  const size_t body = w.size() - kSizePrefix;
+  const size_t body = w.size() - size_pos - kSizePrefix;
   if (body > static_cast<size_t>(INT32_MAX)) {
     return absl::ResourceExhaustedError(absl::StrFormat("frame of %d bytes", body));
   }
   w.PatchInt32(size_pos, static_cast<int32_t>(body));
-  return w.Release();
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& header,
-                                                        const AnyMessage& body) {
+absl::Status AppendRequestFrame(const RequestHeader& header, const AnyMessage& body,
+                                Writer* out) {
   const ApiInfo* api = FindApi(header.request_api_key);
   if (api == nullptr) {
     return absl::UnimplementedError(
@@ -166,7 +167,8 @@ absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& hea
     return absl::InvalidArgumentError(absl::StrFormat(
         "header names %sRequest but the body is %s", api->name, body.spec().name));
   }
-  Writer w;
+  if (!out->ok()) return out->error().ToStatus();
+  Writer& w = *out;
   const size_t size_pos = w.ReserveInt32();
   EncodeBody(w, RequestHeaderVersion(header.request_api_key, header.request_api_version),
              header);
@@ -174,9 +176,8 @@ absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& hea
   return FinishFrame(w, size_pos);
 }
 
-absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& header,
-                                                         int16_t api_key, int16_t api_version,
-                                                         const AnyMessage& body) {
+absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
+                                 int16_t api_version, const AnyMessage& body, Writer* out) {
   const ApiInfo* api = FindApi(api_key);
   if (api == nullptr) {
     return absl::UnimplementedError(absl::StrFormat("unknown api key %d", api_key));
@@ -185,11 +186,29 @@ absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& h
     return absl::InvalidArgumentError(absl::StrFormat(
         "api key %d is %sResponse but the body is %s", api_key, api->name, body.spec().name));
   }
-  Writer w;
+  if (!out->ok()) return out->error().ToStatus();
+  Writer& w = *out;
   const size_t size_pos = w.ReserveInt32();
   EncodeBody(w, ResponseHeaderVersion(api_key, api_version), header);
   api->response->encode(w, api_version, body.raw());
   return FinishFrame(w, size_pos);
+}
+
+absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& header,
+                                                        const AnyMessage& body) {
+  Writer w;
+  if (absl::Status s = AppendRequestFrame(header, body, &w); !s.ok()) return s;
+  return w.Release();
+}
+
+absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& header,
+                                                         int16_t api_key, int16_t api_version,
+                                                         const AnyMessage& body) {
+  Writer w;
+  if (absl::Status s = AppendResponseFrame(header, api_key, api_version, body, &w); !s.ok()) {
+    return s;
+  }
+  return w.Release();
 }
 
 }  // namespace kwire

@@ -15,11 +15,13 @@
 #include <span>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "codec/generated/request_header.h"
 #include "codec/generated/response_header.h"
 #include "codec/protocol/registry.h"
 #include "codec/schema/message.h"
+#include "codec/wire/writer.h"
 
 namespace kwire {
 
@@ -86,6 +88,19 @@ absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& hea
 absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& header,
                                                          int16_t api_key, int16_t api_version,
                                                          const AnyMessage& body);
+
+/// Appends a request frame (size prefix, header, body) to `*out`, after the bytes already
+/// there: with a Writer reused across frames (Writer::Clear between them), encoding
+/// allocates nothing once the writer has grown to the largest frame, where
+/// EncodeRequestFrame allocates (and page-faults in) a new buffer per frame. `*out` must
+/// be ok(). Errors as EncodeRequestFrame; on failure `*out` holds a partial frame and
+/// its error (Clear it before reuse).
+absl::Status AppendRequestFrame(const RequestHeader& header, const AnyMessage& body,
+                                Writer* out);
+
+/// AppendRequestFrame for a response frame of (api_key, api_version).
+absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
+                                 int16_t api_version, const AnyMessage& body, Writer* out);
 
 /// Typed convenience: encodes request `body` of type M with the given header fields.
 template <KafkaMessage M>

@@ -370,5 +370,65 @@ TEST(SplitFrame, NegativeOrTooLargeSizeIsAnErrorAsSoonAsThePrefixIsComplete) {
   EXPECT_EQ(ok.need, 1000u);
 }
 
+// ---- Appending frames to a caller's Writer.
+
+TEST(AppendFrame, EveryApiBackToBackInOneWriterEqualsEncodeFrame) {
+  // One writer receives a frame of every API × version × direction after the other
+  // (requests and responses alike, never cleared); the stream splits back into exactly
+  // the frames EncodeRequestFrame / EncodeResponseFrame produce, in order.
+  Writer w;
+  std::vector<Bytes> expected;
+  ForEachCase([&](const Case& c) {
+    const AnyMessage body = Rich(c, 0x61707064);
+    expected.push_back(EncodeFrame(c, body));
+    absl::Status s;
+    if (c.request()) {
+      RequestHeader h;
+      h.request_api_key = c.api->api_key;
+      h.request_api_version = c.version;
+      h.correlation_id = kCorrelationId;
+      h.client_id = frame_testing::kClientId;
+      s = AppendRequestFrame(h, body, &w);
+    } else {
+      ResponseHeader h;
+      h.correlation_id = kCorrelationId;
+      s = AppendResponseFrame(h, c.api->api_key, c.version, body, &w);
+    }
+    ASSERT_TRUE(s.ok()) << s;
+  });
+  std::span<const uint8_t> stream = w.bytes();
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const SplitResult r = SplitFrame(stream);
+    ASSERT_EQ(r.status, SplitResult::kFrame) << "frame " << i;
+    ASSERT_EQ(Bytes(r.frame.begin(), r.frame.end()), expected[i]) << "frame " << i;
+    stream = stream.subspan(r.frame.size());
+  }
+  EXPECT_TRUE(stream.empty());
+  EXPECT_EQ(expected.size(), AllCases().size());  // every API × version × direction
+}
+
+TEST(AppendFrame, RefusalsLeaveTheWriterAsItWas) {
+  Writer w;
+  w.WriteInt32(0x01020304);  // bytes already there stay
+  const ApiInfo* metadata = FindApi(3);
+  ASSERT_NE(metadata, nullptr);
+  AnyMessage request(*metadata->request);
+  AnyMessage response(*metadata->response);
+  RequestHeader h;
+  h.request_api_key = 3;
+  h.request_api_version = 12;
+  // A response body under a request header, an unknown key: refused before writing.
+  EXPECT_EQ(AppendRequestFrame(h, response, &w).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(AppendResponseFrame(ResponseHeader{}, 3, 12, request, &w).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(AppendResponseFrame(ResponseHeader{}, 9999, 0, response, &w).code(),
+            absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(w.bytes().size(), 4u);
+  ASSERT_TRUE(AppendRequestFrame(h, request, &w).ok());
+  auto alone = EncodeRequestFrame(h, request);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  EXPECT_EQ(Bytes(w.bytes().begin(), w.bytes().end()), Cat(Hex("01 02 03 04"), *alone));
+}
+
 }  // namespace
 }  // namespace kwire

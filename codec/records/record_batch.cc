@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <atomic>
 #include <climits>
 #include <utility>
 
@@ -294,28 +295,186 @@ KWIRE_ALWAYS_INLINE void ReadRecord(Reader& r, const BatchHeader& h, RecordPaths
   }
 }
 
+// The fast path of ReadRecord: one record of a non-control batch, every varint
+// canonical and every length in range, read with local pointers from `p`
+// (records end `end`). Fills `*rec` exactly as ReadRecord would and returns the record's
+// end; returns nullptr for anything else (a length or count out of range, a varint the
+// fast decoders decline, fewer bytes than they need), having consumed nothing: the
+// caller re-reads that record with ReadRecord, the reference, which reports the exact
+// error or applies the quirks. `*rec` may be partly written then (ReadRecord rewrites
+// every field). `at` is the absolute offset of `p`; `base` are the batch's constants.
+//
+// Why a second path: the Reader's cursor lives in memory (the reader escapes into the
+// out-of-line error paths), and every int8 store into a Record may alias it, so the
+// Reader-based loop reloads and stores it around each field. Here the cursor is a local
+// in a register. The two must agree on every record both accept: the records fuzz target
+// and tests decode with both (SetRecordFastPathForTesting) and compare.
+struct BatchBase {
+  int64_t base_offset;
+  int64_t base_timestamp;
+  int64_t max_timestamp;
+  bool log_append_time;
+};
+
+// A varint / varbytes length at `*p` before `limit`, or false (nothing consumed).
+KWIRE_ALWAYS_INLINE bool FastVarint(const uint8_t** p, const uint8_t* limit, int32_t* v) {
+  uint32_t u;
+  const size_t n = varint_internal::TryDecodeUvarint(*p, limit, &u);
+  if (KWIRE_UNLIKELY(n == 0)) return false;
+  *p += n;
+  *v = ZigZagDecode32(u);
+  return true;
+}
+KWIRE_ALWAYS_INLINE bool FastVarBytes(const uint8_t** p, const uint8_t* limit,
+                                      std::optional<std::string_view>* out) {
+  int32_t n;
+  if (!FastVarint(p, limit, &n)) return false;
+  if (KWIRE_LIKELY(n >= 0)) {
+    if (KWIRE_UNLIKELY(static_cast<size_t>(n) > static_cast<size_t>(limit - *p))) {
+      return false;
+    }
+    out->emplace(reinterpret_cast<const char*>(*p), static_cast<size_t>(n));
+    *p += n;
+    return true;
+  }
+  out->reset();
+  return n == -1;
+}
+
+// The header count and headers of ReadRecordFast (out of line: most records have
+// none). Returns the end of the last header, or nullptr for what the fast path declines
+// (a count or length out of range, a varint the fast decoders decline).
+KWIRE_RECORDS_NOINLINE const uint8_t* ReadHeadersFast(const uint8_t* p, const uint8_t* rec_end,
+                                                      Record* rec) {
+  int32_t count;
+  if (!FastVarint(&p, rec_end, &count)) return nullptr;
+  // At least two bytes per header (as ReadRecord checks before reserving).
+  if (count < 0 || static_cast<size_t>(count) > static_cast<size_t>(rec_end - p) / 2) {
+    return nullptr;
+  }
+  rec->headers.reserve(static_cast<size_t>(count));
+  for (int32_t k = 0; k < count; ++k) {
+    RecordHeader& h = rec->headers.emplace_back();
+    int32_t klen;
+    if (!FastVarint(&p, rec_end, &klen)) return nullptr;
+    if (klen < 0 || static_cast<size_t>(klen) > static_cast<size_t>(rec_end - p)) {
+      return nullptr;
+    }
+    h.key = std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(klen));
+    p += klen;
+    if (!FastVarBytes(&p, rec_end, &h.value)) return nullptr;
+  }
+  return p;
+}
+
+KWIRE_ALWAYS_INLINE const uint8_t* ReadRecordFast(const uint8_t* p, const uint8_t* end,
+                                                  size_t at, const BatchBase& base,
+                                                  Record* rec) {
+  const uint8_t* const start = p;
+  int32_t len;
+  if (!FastVarint(&p, end, &len)) return nullptr;
+  // A record holds at least attributes, timestampDelta, offsetDelta, key, value and
+  // header count: 6 bytes.
+  if (KWIRE_UNLIKELY(len < 6 || static_cast<size_t>(len) > static_cast<size_t>(end - p))) {
+    return nullptr;
+  }
+  const uint8_t* const rec_end = p + len;
+  rec->attributes = static_cast<int8_t>(*p++);
+  uint64_t ts;
+  const size_t n = varint_internal::TryDecodeUvarint(p, rec_end, &ts);
+  if (KWIRE_UNLIKELY(n == 0)) return nullptr;
+  p += n;
+  rec->timestamp_delta = ZigZagDecode64(ts);
+  int32_t offset_delta;
+  if (!FastVarint(&p, rec_end, &offset_delta)) return nullptr;
+  rec->offset_delta = offset_delta;
+  if (!FastVarBytes(&p, rec_end, &rec->key)) return nullptr;
+  if (!FastVarBytes(&p, rec_end, &rec->value)) return nullptr;
+  rec->headers.clear();
+  // Header count 0 (one zero byte) ending the record: the common case, one compare.
+  if (KWIRE_UNLIKELY(rec_end - p != 1 || *p != 0)) {
+    p = ReadHeadersFast(p, rec_end, rec);
+    if (p != rec_end) return nullptr;  // (nullptr too)
+  }
+  rec->offset = WrapAdd(base.base_offset, offset_delta);
+  rec->timestamp = base.log_append_time ? base.max_timestamp
+                                        : WrapAdd(base.base_timestamp, rec->timestamp_delta);
+  rec->wire_offset = at;
+  rec->wire_size = static_cast<size_t>(rec_end - start);
+  rec->control.reset();
+  return rec_end;
+}
+
+std::atomic<bool> g_record_fast_path{true};
+
+// Reads records with ReadRecordFast from `*p` into slots [*live, ...) until `count`
+// records are live or the fast path declines one; advances `*p` and `*live`. A loop of
+// its own so that its cursor, counters and the batch constants stay in registers.
+KWIRE_RECORDS_NOINLINE void ReadRecordsFast(const uint8_t** p, const uint8_t* end,
+                                            const uint8_t* origin, size_t origin_at,
+                                            const BatchBase& base, size_t count,
+                                            std::vector<Record>* slots, size_t* live) {
+  const BatchBase b = base;
+  const uint8_t* q = *p;
+  size_t n = *live;
+  Record* data = slots->data();
+  size_t allocated = slots->size();
+  for (; n < count; ++n) {
+    if (KWIRE_UNLIKELY(n == allocated)) {
+      GrowSlots(slots);  // within the reserve: `data` stays valid
+      allocated = slots->size();
+    }
+    const uint8_t* next =
+        ReadRecordFast(q, end, origin_at + static_cast<size_t>(q - origin), b, &data[n]);
+    if (KWIRE_UNLIKELY(next == nullptr)) break;
+    q = next;
+  }
+  *p = q;
+  *live = n;
+}
+
 void ReadRecords(Reader& r, const BatchHeader& h, const PathNode* batch,
                  std::vector<Record>* slots, size_t* size) {
   const int32_t count = h.records_count;
-  slots->reserve(static_cast<size_t>(count));  // count ≤ bytes / kMinRecordSize (checked)
+  // count ≤ bytes / kMinRecordSize (checked). Every slot the loops use is within this
+  // reserve, so growing never moves the vector.
+  slots->reserve(*size + static_cast<size_t>(count));
   RecordPaths paths(batch);
   r.set_path(&paths.record);
-  size_t live = *size;  // records decoded so far
-  size_t allocated = slots->size();
-  for (int32_t j = 0; j < count; ++j) {
+  const size_t first = *size;  // records of this batch are slots [first, first + count)
+  const size_t last = first + static_cast<size_t>(count);
+  size_t live = first;
+  const bool fast = !h.is_control() && g_record_fast_path.load(std::memory_order_relaxed);
+  const BatchBase base{h.base_offset, h.base_timestamp, h.max_timestamp, h.log_append_time()};
+  // `p` runs ahead of the reader over the records the fast path reads; the reader skips
+  // to it before each record read by the reference path, and at the end.
+  const std::span<const uint8_t> unread = r.Unread();
+  const uint8_t* const origin = unread.data();
+  const uint8_t* const end = origin + unread.size();
+  const size_t origin_at = r.offset();  // absolute offset of `origin`
+  const uint8_t* p = origin;
+  const uint8_t* synced = origin;  // where the reader is
+  while (live < last) {
+    if (fast) {
+      ReadRecordsFast(&p, end, origin, origin_at, base, last, slots, &live);
+      if (live == last) break;
+    }
+    // The reference path for record live − first, from `p`.
+    r.Skip(static_cast<size_t>(p - synced));
+    const int32_t j = static_cast<int32_t>(live - first);
     paths.record.index = j;
     if (KWIRE_UNLIKELY(r.AtEnd())) {
       r.Fail(ErrorKind::kCorruptRecords,
              absl::StrFormat("records count %d but only %d records present", count, j));
       break;
     }
-    if (KWIRE_UNLIKELY(live == allocated)) {  // (slots->size() divides by sizeof(Record))
-      GrowSlots(slots);
-      allocated = slots->size();
-    }
-    ReadRecord(r, h, paths, &(*slots)[live++]);
+    if (live == slots->size()) GrowSlots(slots);
+    ReadRecord(r, h, paths, &(*slots)[live]);
     if (KWIRE_UNLIKELY(!r.ok())) break;
+    ++live;
+    p = synced = r.Unread().data();  // (ReadRecord restored the batch's limit)
   }
+  if (r.ok()) r.Skip(static_cast<size_t>(p - synced));
   *size = live;
   r.set_path(batch);
   if (r.ok() && !r.AtEnd()) {
@@ -326,6 +485,10 @@ void ReadRecords(Reader& r, const BatchHeader& h, const PathNode* batch,
 }
 
 }  // namespace
+
+void SetRecordFastPathForTesting(bool enabled) {
+  g_record_fast_path.store(enabled, std::memory_order_relaxed);
+}
 
 // ------------------------------------------------------------------------- iterator
 

@@ -97,6 +97,14 @@ struct RecordsOptions {
 /// are computed but never enforced (so mutated fuzz inputs reach the records).
 bool RecordsCrcEnforcementEnabled();
 
+/// Test and fuzz hook. DecodeRecords reads the common record (non-control batch,
+/// canonical varints, lengths and counts in range) with a local-pointer fast path and
+/// everything else with the Reader-based reference path; `false` sends every record
+/// through the reference path, so tests and fuzz targets can check that both decode
+/// the same records and fail the same way. Process-wide; default true. Not to be
+/// changed while another thread decodes.
+void SetRecordFastPathForTesting(bool enabled);
+
 /// The fixed header of a batch. For magic 2, the 61-byte header as on the wire. For a
 /// legacy message (magic 0/1): base_offset = offset, batch_length = message size,
 /// crc = CRC-32 (IEEE), attributes = the int8 attributes, base/max_timestamp = the

@@ -1137,5 +1137,199 @@ TEST(RecordsExplain, AbbreviateBytes) {
   EXPECT_EQ(AbbreviateBytes("abcdefghij", 4), "\"abcd\" … (10 bytes)");
 }
 
+// ======================================================= fast path vs reference path
+//
+// DecodeRecords reads common records with a local-pointer fast path and everything else
+// with the Reader-based reference path, switching record by record. The two must give
+// the same records (every field, derived ones included) and the same errors.
+
+// One record: its body (attributes .. header count) as hex; the length is prefixed.
+std::vector<uint8_t> RawRecord(const std::string& body_hex) {
+  const std::vector<uint8_t> body = Hex(body_hex);
+  std::vector<uint8_t> r;
+  uint32_t z = static_cast<uint32_t>(body.size()) << 1;  // zigzag of a non-negative length
+  while (z >= 0x80) {
+    r.push_back(static_cast<uint8_t>(z | 0x80));
+    z >>= 7;
+  }
+  r.push_back(static_cast<uint8_t>(z));
+  r.insert(r.end(), body.begin(), body.end());
+  return r;
+}
+
+// Record bodies: the first ones fast-path material (headers included), then what the
+// fast path declines (a varint it leaves to the Reader, lengths out of range, malformed
+// records).
+std::vector<std::vector<uint8_t>> RecordTemplates() {
+  const std::string v100 = "c8 01 " + ToHex(std::vector<uint8_t>(100, 0x76));  // 100 bytes
+  return {
+      RawRecord("00 00 00 02 61 02 62 00"),                   // key "a", value "b"
+      RawRecord("00 01 02 01 01 00"),                        // null key, null value
+      RawRecord("00 00 00 00 00 00"),                        // empty key and value
+      RawRecord("00 e2 a2 f3 ad 07 d8 04 02 6b " + v100 + " 00"),  // multi-byte varints
+      RawRecord("00 00 00 02 61 02 62 02 02 68 02 76"),      // one header
+      RawRecord("00 00 00 02 61 02 62 04 02 68 01 00 00"),   // two headers, null value
+      RawRecord("00 00 82 00 02 61 02 62 00"),               // overlong offsetDelta
+      RawRecord("00 00 00 02 61 03 00"),                     // value length -2
+      RawRecord("00 00 00 02 61 02 62 00 00"),               // a byte after the headers
+      RawRecord("00 00 00 02 61 7e 62 00"),                  // value length 63 > record
+      RawRecord("00 00 00 02 61 02 62 02"),                  // header count 1, no header
+      Hex("7e 00 00 00 02 61 02 62 00"),                     // record length 63 > batch
+      Hex("01"),                                             // record length -1
+  };
+}
+
+// Decodes `field` (one batch) with the fast path on or off.
+struct Decoded {
+  Error error;
+  RecordSet records;  // owns the decompressed bytes the views point into
+};
+Decoded DecodeWith(bool fast, std::span<const uint8_t> field, const RecordsOptions& o) {
+  SetRecordFastPathForTesting(fast);
+  Decoded d;
+  BatchIterator it(field, o);
+  BatchView v;
+  if (!it.Next(&v)) {
+    d.error = it.error();
+  } else {
+    d.error = v.DecodeRecords(o, &d.records);
+  }
+  SetRecordFastPathForTesting(true);
+  return d;
+}
+
+void ExpectSameDecode(const Decoded& fast, const Decoded& ref, const std::string& what) {
+  EXPECT_EQ(fast.error.kind, ref.error.kind) << what;
+  EXPECT_EQ(fast.error.offset, ref.error.offset) << what;
+  EXPECT_EQ(fast.error.path, ref.error.path) << what;
+  EXPECT_EQ(fast.error.detail, ref.error.detail) << what;
+  ASSERT_EQ(fast.records.size(), ref.records.size()) << what;
+  for (size_t i = 0; i < ref.records.size(); ++i) {
+    const Record& a = fast.records[i];
+    const Record& b = ref.records[i];
+    EXPECT_EQ(a, b) << what << " record " << i;
+    EXPECT_EQ(a.offset, b.offset) << what << " record " << i;
+    EXPECT_EQ(a.timestamp, b.timestamp) << what << " record " << i;
+    EXPECT_EQ(a.wire_offset, b.wire_offset) << what << " record " << i;
+    EXPECT_EQ(a.wire_size, b.wire_size) << what << " record " << i;
+    EXPECT_EQ(a.control, b.control) << what << " record " << i;
+  }
+}
+
+TEST(RecordFastPath, AgreesWithTheReferencePathOnEverySequence) {
+  const std::vector<std::vector<uint8_t>> t = RecordTemplates();
+  const size_t n = t.size();
+  int decoded_ok = 0;
+  int failed = 0;
+  // Every sequence of up to three templates; records count as present, one short and
+  // one over; strict and Java quirks; uncompressed, log-append-time and gzip; base
+  // offset 0 and INT64_MAX (offsets wrap).
+  std::vector<std::vector<size_t>> sequences;
+  for (size_t a = 0; a < n; ++a) {
+    sequences.push_back({a});
+    for (size_t b = 0; b < n; ++b) {
+      sequences.push_back({a, b});
+      for (size_t c = 0; c < n; ++c) sequences.push_back({a, b, c});
+    }
+  }
+  for (const std::vector<size_t>& seq : sequences) {
+    std::vector<uint8_t> section;
+    std::string name = "records";
+    for (size_t i : seq) {
+      section.insert(section.end(), t[i].begin(), t[i].end());
+      name += " " + std::to_string(i);
+    }
+    const int32_t present = static_cast<int32_t>(seq.size());
+    for (int32_t count : {present, present - 1, present + 1}) {
+      for (int16_t attributes : {0, static_cast<int>(kAttrLogAppendTime), 1 /*gzip*/}) {
+        std::vector<uint8_t> payload = section;
+        if (attributes == 1) {
+          payload.clear();
+          ASSERT_TRUE(Compress(Compression::kGzip, section, &payload).ok());
+        }
+        for (int64_t base : {int64_t{0}, std::numeric_limits<int64_t>::max()}) {
+          const std::vector<uint8_t> batch = RawV2(payload, count, attributes, base);
+          for (uint32_t quirks : {0u, kQuirksJava}) {
+            RecordsOptions o;
+            o.decode.quirks = quirks;
+            const std::string what = absl::StrFormat(
+                "%s, count %d, attributes %d, base %d, quirks %x", name, count, attributes,
+                base, quirks);
+            const Decoded fast = DecodeWith(true, batch, o);
+            ExpectSameDecode(fast, DecodeWith(false, batch, o), what);
+            (fast.error.ok() ? decoded_ok : failed)++;
+          }
+        }
+      }
+    }
+  }
+  // Both outcomes are well represented (the templates are half good, half bad).
+  EXPECT_GT(decoded_ok, 2000);
+  EXPECT_GT(failed, 20000);
+}
+
+TEST(RecordFastPath, SwitchingPathsKeepsOffsetsAndPaths) {
+  const std::vector<std::vector<uint8_t>> t = RecordTemplates();
+  auto section_of = [&](std::initializer_list<size_t> seq) {
+    std::vector<uint8_t> section;
+    for (size_t i : seq) section.insert(section.end(), t[i].begin(), t[i].end());
+    return section;
+  };
+  {  // Records 0–2 fast (one with a header), record 3 a bad value length: the error
+     // names record 3 at its value length's exact offset.
+    const size_t at3 = 61 + t[0].size() + t[4].size() + t[3].size();
+    const Error e = RecordsError(RawV2(section_of({0, 4, 3, 7}), 4, 0, 1000));
+    EXPECT_EQ(e.kind, ErrorKind::kInvalidLength);
+    EXPECT_EQ(e.path, "Batch[0].Record[3].Value");
+    EXPECT_EQ(e.offset, at3 + 1 + 5);  // length, attributes, 3 one-byte varints and "a"
+    EXPECT_DETAIL(e, "value length -2");
+  }
+  // With Java's quirks, record 1 (overlong offsetDelta) and record 3 (value length −2,
+  // read as null) go through the reference path, records 0 and 2 through the fast path.
+  RecordsOptions java;
+  java.decode.quirks = kQuirksJava;
+  const std::vector<uint8_t> batch = RawV2(section_of({0, 6, 3, 7}), 4, 0, 1000);
+  One one = DecodeOne(batch, java);  // views into `batch`
+  ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+  ASSERT_EQ(one.set.size(), 4u);
+  size_t at = 61;
+  for (size_t i = 0; i < 4; ++i) {
+    const size_t size = t[std::vector<size_t>{0, 6, 3, 7}[i]].size();
+    EXPECT_EQ(one.set[i].wire_offset, at) << i;
+    EXPECT_EQ(one.set[i].wire_size, size) << i;
+    at += size;
+  }
+  EXPECT_EQ(one.set[0].key, "a");
+  EXPECT_EQ(one.set[0].offset, 1000);
+  EXPECT_EQ(one.set[1].offset_delta, 1);  // 82 00: zigzag 2, overlong
+  EXPECT_EQ(one.set[1].value, "b");
+  EXPECT_EQ(one.set[2].timestamp_delta, 987654321);
+  EXPECT_EQ(one.set[2].timestamp, 1000 + 987654321);
+  EXPECT_EQ(one.set[2].offset_delta, 300);
+  EXPECT_EQ(one.set[2].offset, 1300);
+  EXPECT_EQ(one.set[2].key, "k");
+  EXPECT_EQ(one.set[2].value, std::string(100, 'v'));
+  EXPECT_FALSE(one.set[3].value.has_value());
+  EXPECT_TRUE(one.set[3].headers.empty());
+}
+
+TEST(RecordFastPath, HeadersAreReadInFull) {
+  const std::vector<std::vector<uint8_t>> t = RecordTemplates();
+  std::vector<uint8_t> section = t[5];
+  section.insert(section.end(), t[4].begin(), t[4].end());
+  const std::vector<uint8_t> batch = RawV2(section, 2);
+  One one = DecodeOne(batch);  // views into `batch`
+  ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+  ASSERT_EQ(one.set.size(), 2u);
+  ASSERT_EQ(one.set[0].headers.size(), 2u);
+  EXPECT_EQ(one.set[0].headers[0].key, "h");
+  EXPECT_FALSE(one.set[0].headers[0].value.has_value());
+  EXPECT_EQ(one.set[0].headers[1].key, "");
+  EXPECT_EQ(one.set[0].headers[1].value, "");
+  ASSERT_EQ(one.set[1].headers.size(), 1u);
+  EXPECT_EQ(one.set[1].headers[0].key, "h");
+  EXPECT_EQ(one.set[1].headers[0].value, "v");
+}
+
 }  // namespace
 }  // namespace kwire

@@ -101,6 +101,12 @@ class Reader {
   size_t remaining() const { return static_cast<size_t>(end_ - cur_); }
   /// True when no bytes are left before the current limit.
   bool AtEnd() const { return cur_ == end_; }
+  /// The unread bytes before the current limit, nothing consumed (empty after a
+  /// failure). For decoders with a local-pointer fast path (codec/records), which then
+  /// Skip() exactly what they consumed.
+  std::span<const uint8_t> Unread() const {
+    return {cur_, static_cast<size_t>(end_ - cur_)};
+  }
   /// The DecodeOptions::quirks in force.
   uint32_t quirks() const { return options_.quirks; }
   bool has_quirk(Quirk q) const { return (options_.quirks & q) != 0; }

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__BMI2__)
 #include <immintrin.h>
@@ -142,6 +143,33 @@ KWIRE_ALWAYS_INLINE size_t DecodeUvarint64Tail(const uint8_t* p, uint64_t* out) 
   *out = Gather7x8(w) | (static_cast<uint64_t>(hi & 0x7f) << 56) |
          (static_cast<uint64_t>(ten) << 63);
   return 9 + ten;
+}
+
+/// Decodes a canonical unsigned LEB128 into `*out` (uint32_t: 1–5 bytes, value < 2^32;
+/// uint64_t: 1–10 bytes) that must end at or before `limit`, reading nothing at or past
+/// `limit`. Returns its length and sets `*out`, or returns 0 when `p == limit`, when the
+/// encoding is not canonical or in range, or when a multi-byte encoding has fewer than
+/// kUvarint32TailBytes / kUvarint64TailBytes bytes before `limit` (an answer this
+/// function does not give): the caller then re-reads it with the Reader, which reports
+/// the exact outcome. For decoders that keep their cursor in a local pointer
+/// (codec/records); the Reader's own inline paths are the same two steps.
+template <typename T>
+KWIRE_ALWAYS_INLINE size_t TryDecodeUvarint(const uint8_t* p, const uint8_t* limit, T* out) {
+  static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>);
+  constexpr size_t kTailBytes =
+      sizeof(T) == 4 ? kUvarint32TailBytes : kUvarint64TailBytes;
+  if (__builtin_expect(p == limit, 0)) return 0;
+  const uint8_t b = *p;
+  if (__builtin_expect(b < 0x80, 1)) {
+    *out = b;
+    return 1;
+  }
+  if (!kVarintFastTails || static_cast<size_t>(limit - p) < kTailBytes) return 0;
+  if constexpr (sizeof(T) == 4) {
+    return DecodeUvarint32Tail(p, out);
+  } else {
+    return DecodeUvarint64Tail(p, out);
+  }
 }
 
 /// Outcome of DecodeLeb128.
