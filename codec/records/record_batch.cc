@@ -355,13 +355,9 @@ KWIRE_RECORDS_NOINLINE const uint8_t* ReadHeadersFast(const uint8_t* p, const ui
   rec->headers.reserve(static_cast<size_t>(count));
   for (int32_t k = 0; k < count; ++k) {
     RecordHeader& h = rec->headers.emplace_back();
-    int32_t klen;
-    if (!FastVarint(&p, rec_end, &klen)) return nullptr;
-    if (klen < 0 || static_cast<size_t>(klen) > static_cast<size_t>(rec_end - p)) {
-      return nullptr;
-    }
-    h.key = std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(klen));
-    p += klen;
+    std::optional<std::string_view> key;
+    if (!FastVarBytes(&p, rec_end, &key) || !key) return nullptr;  // keys are not nullable
+    h.key = *key;
     if (!FastVarBytes(&p, rec_end, &h.value)) return nullptr;
   }
   return p;
