@@ -11,7 +11,8 @@
 #   KWIRE_SRC                kwire checkout (default: $SRC/kwire)
 #   KWIRE_BUILD_JOBS         build parallelism (default: all cores)
 # Output in $OUT, for every fuzz target <t> of fuzz/CMakeLists.txt:
-#   <t>  <t>.dict  <t>.options  <t>_seed_corpus.zip (corpus/<t>/ + corpus/regressions/)
+#   <t>  <t>.dict  <t>.options  <t>_seed_corpus.zip (corpus/<t>/ + corpus/regressions/,
+#   without the files longer than max_len of <t>.options: fuzz/oss-fuzz-seed-corpus.sh)
 set -o pipefail
 
 kwire="${KWIRE_SRC:-$SRC/kwire}"
@@ -53,8 +54,7 @@ for t in $targets; do
   for ext in dict options; do
     if [ -f "$kwire/fuzz/$t.$ext" ]; then cp "$kwire/fuzz/$t.$ext" "$OUT/"; fi
   done
-  rm -f "$OUT/${t}_seed_corpus.zip"
-  (cd "$kwire/corpus" && find "$t" regressions -type f ! -name '*.md' 2>/dev/null |
-     zip -q -j -@ "$OUT/${t}_seed_corpus.zip")
+  # Seeds longer than the target's max_len (<t>.options) are left out and listed.
+  "$kwire/fuzz/oss-fuzz-seed-corpus.sh" "$t" "$OUT" "$kwire"
 done
-echo "oss-fuzz-build: $(echo $targets | wc -w) targets in $OUT"
+echo "oss-fuzz-build: $(wc -w <<<"$targets") targets in $OUT"

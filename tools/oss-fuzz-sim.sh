@@ -8,17 +8,41 @@
 #   * it is instrumented: sanitizer-coverage symbols, and the sanitizer's own
 #     (__asan_* for address, __ubsan_* for undefined) and no other sanitizer's;
 #   * it starts and runs a few inputs (-runs=4 on an empty corpus);
-#   * it has <t>_seed_corpus.zip, non-empty, and runs every seed in it (-runs=0);
+#   * it has <t>_seed_corpus.zip, non-empty, no seed in it longer than max_len of
+#     <t>.options, and runs every seed in it (-runs=0);
 #   * its <t>.dict parses (libFuzzer reads it) and <t>.options has a [libfuzzer]
 #     section.
+# then runs oss-fuzz/projects/kwire/run_tests.sh (every corpus file through every
+# target), as OSS-Fuzz runs it after the build.
 #
-# Usage: tools/oss-fuzz-sim.sh            (SANITIZER=address by default; also undefined)
+# Usage: tools/oss-fuzz-sim.sh [--checks-only] [-h|--help]
+#   --checks-only  skip the build, check the $OUT of an earlier run
+# Environment: SANITIZER (address by default; also undefined), KWIRE_BUILD_JOBS
+# (default 2), KWIRE_OSS_FUZZ_SIM_DIR (default build/oss-fuzz-sim).
 # Differences from the real image, on purpose: clang-14 (OSS-Fuzz ships a newer clang)
 # and libstdc++ with Debian's Abseil (OSS-Fuzz adds -stdlib=libc++; the image builds
 # Abseil from source, which fuzz/oss-fuzz-build.sh does when $SRC/abseil-cpp exists).
 # ccache (picked up by CMakeLists.txt) makes rebuilds fast; the first build compiles
 # the codec once more with these flags (several minutes on 2 cores).
 set -euo pipefail
+
+usage() {
+  echo "Usage: tools/oss-fuzz-sim.sh [--checks-only] [-h|--help]"
+  echo "Builds the fuzz targets as OSS-Fuzz does (.clusterfuzzlite/build.sh) without docker"
+  echo "into build/oss-fuzz-sim/out, then runs OSS-Fuzz's build checks and run_tests.sh."
+  echo "  --checks-only  skip the build; check the output of an earlier run"
+  echo "Environment: SANITIZER=address|undefined (default address), KWIRE_BUILD_JOBS (default 2),"
+  echo "  KWIRE_OSS_FUZZ_SIM_DIR (default build/oss-fuzz-sim)"
+}
+checks_only=0
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help) usage; exit 0 ;;
+    --checks-only) checks_only=1 ;;
+    *) echo "oss-fuzz-sim: unknown argument '$arg'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
 cd "$(dirname "$0")/.."
 root=$(pwd)
 sim="${KWIRE_OSS_FUZZ_SIM_DIR:-$root/build/oss-fuzz-sim}"
@@ -26,7 +50,11 @@ sim="${KWIRE_OSS_FUZZ_SIM_DIR:-$root/build/oss-fuzz-sim}"
 export SANITIZER="${SANITIZER:-address}"
 export FUZZING_ENGINE=libfuzzer
 export SRC="$sim/src" WORK="$sim/work" OUT="$sim/out"
-rm -rf "$OUT"
+if [ $checks_only -eq 1 ]; then
+  [ -d "$OUT" ] || { echo "oss-fuzz-sim: --checks-only but no $OUT (run without it first)" >&2; exit 2; }
+else
+  rm -rf "$OUT"
+fi
 mkdir -p "$SRC" "$WORK" "$OUT"
 ln -sfn "$root" "$SRC/kwire"
 
@@ -47,11 +75,14 @@ export KWIRE_BUILD_JOBS="${KWIRE_BUILD_JOBS:-2}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-silence_unsigned_overflow=1:print_stacktrace=1}"
 
-echo "== oss-fuzz-sim: building ($SANITIZER) with .clusterfuzzlite/build.sh =="
 start=$(date +%s)
-nice "$root/.clusterfuzzlite/build.sh" >"$sim/build.log" 2>&1 ||
-  { tail -40 "$sim/build.log"; echo "oss-fuzz-sim: build failed (log: $sim/build.log)"; exit 1; }
-echo "   built in $(( $(date +%s) - start ))s (log: $sim/build.log)"
+if [ $checks_only -eq 0 ]; then
+  echo "== oss-fuzz-sim: building ($SANITIZER) with .clusterfuzzlite/build.sh =="
+  nice "$root/.clusterfuzzlite/build.sh" >"$sim/build.log" 2>&1 ||
+    { tail -40 "$sim/build.log"; echo "oss-fuzz-sim: build failed (log: $sim/build.log)"; exit 1; }
+  echo "   built in $(( $(date +%s) - start ))s (log: $sim/build.log)"
+  grep 'skipping corpus/' "$sim/build.log" | sed 's/^/   /' || true
+fi
 
 echo "== oss-fuzz-sim: build checks on $OUT =="
 targets=$(sed -n '/^set(KWIRE_FUZZERS/,/^)/p' fuzz/CMakeLists.txt | grep -o '[a-z_]*_fuzzer')
@@ -86,6 +117,12 @@ for t in $targets; do
     unzip -q -o "$zip" -d "$scratch/seeds"
     n=$(find "$scratch/seeds" -type f | wc -l)
     [ "$n" -gt 0 ] || fail "$t" "empty seed corpus"
+    # No seed longer than max_len: libFuzzer would read only its first max_len bytes.
+    max_len=$(sed -n 's/^max_len *= *\([0-9]*\).*/\1/p' "$OUT/$t.options" 2>/dev/null | head -1 || true)
+    if [ -n "$max_len" ]; then
+      long=$(find "$scratch/seeds" -type f -size +"${max_len}"c -printf '%f (%s bytes) ')
+      [ -z "$long" ] || fail "$t" "seeds longer than max_len $max_len in ${t}_seed_corpus.zip: $long"
+    fi
     "$bin" -runs=0 "$scratch/seeds" >"$scratch/seeds.log" 2>&1 ||
       fail "$t" "a seed fails (see $scratch/seeds.log)"
   fi
@@ -101,6 +138,9 @@ for t in $targets; do
   printf '   ok   %-24s %6s KB, %5s seeds, %s\n' "$t" "$(( $(stat -c %s "$bin") / 1024 ))" \
     "${n:-0}" "$(grep -m1 -o 'INITED cov: [0-9]* ft: [0-9]*' "$scratch/seeds.log" || echo '?')"
 done
+echo "== oss-fuzz-sim: oss-fuzz/projects/kwire/run_tests.sh =="
+"$root/oss-fuzz/projects/kwire/run_tests.sh" 2>&1 | sed 's/^/   /' ||
+  fail run_tests.sh "corpus replay failed"
 if [ $failures -gt 0 ]; then
   echo "oss-fuzz-sim: $failures check(s) failed"
   exit 1
