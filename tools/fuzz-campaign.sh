@@ -3,11 +3,12 @@
 # runs every fuzz target for a while on a copy of its shipped corpus, then prints per
 # target: executions per second, coverage (libFuzzer's final cov = edges, ft =
 # features), corpus growth and crashes. Every crash, leak, timeout or OOM is minimized
-# (-minimize_crash) into corpus/regressions/<target>-<kind>-<sha1 prefix> with a
-# one-line command to reproduce it.
+# (-minimize_crash) into <work>/findings/<target>-<kind>-<sha1 prefix>, with a one-line
+# command to reproduce it. Nothing is written to corpus/: promoting a finding to
+# corpus/regressions/ is a separate, reviewed step (fuzz/README.md, "Promoting a finding").
 #
-# Usage: tools/fuzz-campaign.sh [seconds-per-target] [target...]
-#   seconds   default $KWIRE_FUZZ_SECONDS, else 20
+# Usage: tools/fuzz-campaign.sh [-h|--help] [seconds-per-target] [target...]
+#   seconds   a positive integer; default $KWIRE_FUZZ_SECONDS, else 20
 #   targets   default: every target in fuzz/CMakeLists.txt (KWIRE_FUZZERS)
 # Environment:
 #   KWIRE_FUZZ_JOBS      build parallelism (default 2)
@@ -18,14 +19,50 @@
 #   KWIRE_FUZZ_BIN_DIR   run the targets found there instead of building the fuzz
 #                        preset (e.g. build/oss-fuzz-sim/out after tools/oss-fuzz-sim.sh,
 #                        as .ci/run does: one clang build instead of two)
-# The committed corpus is never modified: new inputs stay in the work directory (use
-# libFuzzer's -merge=1 by hand to promote some). Exit status 1 if anything crashed.
+# The committed corpus is never modified: new inputs and findings stay in the work
+# directory. Exit status 0 no finding, 1 finding(s) or a target failed, 2 usage or
+# build error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-secs="${1:-${KWIRE_FUZZ_SECONDS:-20}}"
-shift || true
+usage_line="Usage: tools/fuzz-campaign.sh [-h|--help] [seconds-per-target] [target...]"
+usage() {
+  echo "$usage_line"
+  echo "Builds the fuzz preset and fuzzes each target for the given seconds (a positive"
+  echo "integer; default \$KWIRE_FUZZ_SECONDS, else 20) on a copy of corpus/<target>/."
+  echo "Findings are minimized into the work folder (build/fuzz-campaign/<timestamp>/findings/),"
+  echo "never into corpus/. Targets: $(sed -n '/^set(KWIRE_FUZZERS/,/^)/p' fuzz/CMakeLists.txt |
+    grep -o '[a-z_]*_fuzzer' | tr '\n' ' ')"
+  echo "Environment: KWIRE_FUZZ_JOBS KWIRE_FUZZ_WORK KWIRE_FUZZ_VARIANT KWIRE_FUZZ_ARGS"
+  echo "KWIRE_FUZZ_BIN_DIR (see the header of this script). Exit 0 no finding, 1 findings, 2 usage."
+}
+usage_error() {
+  echo "fuzz-campaign: $1" >&2
+  echo "$usage_line" >&2
+  echo "(tools/fuzz-campaign.sh --help for more)" >&2
+  exit 2
+}
+is_positive_int() { [[ "$1" =~ ^[0-9]+$ ]] && [ "$((10#$1))" -gt 0 ]; }
+
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+  -*) usage_error "unknown option '$1'" ;;
+esac
+if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then
+  secs="$1"
+  shift
+elif [ $# -gt 0 ] && [[ "$1" != *_fuzzer* ]]; then
+  usage_error "seconds must be a positive integer, got '$1'"
+else
+  secs="${KWIRE_FUZZ_SECONDS:-20}"
+fi
+is_positive_int "$secs" || usage_error "seconds must be a positive integer, got '$secs'"
+secs=$((10#$secs))
 all_targets=$(sed -n '/^set(KWIRE_FUZZERS/,/^)/p' fuzz/CMakeLists.txt | grep -o '[a-z_]*_fuzzer')
+for t in "$@"; do
+  case "$t" in -*) usage_error "unknown argument '$t' (libFuzzer flags go in KWIRE_FUZZ_ARGS)" ;; esac
+  grep -qx -- "$t" <<<"$all_targets" || usage_error "unknown target '$t'"
+done
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   # shellcheck disable=SC2206
@@ -37,13 +74,22 @@ work="${KWIRE_FUZZ_WORK:-build/fuzz-campaign/$(date +%Y%m%d-%H%M%S)}"
 bin_dir="${KWIRE_FUZZ_BIN_DIR:-build/fuzz/fuzz}"
 
 echo "== fuzz campaign: ${#targets[@]} targets x ${secs}s (work dir ${work}) =="
-mkdir -p "$work"
+findings="$work/findings"
+mkdir -p "$work" "$findings"
 if [ -z "${KWIRE_FUZZ_BIN_DIR:-}" ]; then
   cmake --preset fuzz >/dev/null
   build_targets=()
   for t in "${targets[@]}"; do build_targets+=("${t}${variant}"); done
-  nice cmake --build build/fuzz -j"$jobs" --target "${build_targets[@]}" >"$work/build.log" 2>&1 ||
-    { tail -40 "$work/build.log"; echo "fuzz build failed (log: $work/build.log)"; exit 2; }
+  echo "   building the fuzz preset (clang-14; full log: $work/build.log)"
+  # Ninja's progress lines ([done/total] ...) on the terminal, everything in the log.
+  set +e
+  nice cmake --build build/fuzz -j"$jobs" --target "${build_targets[@]}" 2>&1 |
+    tee "$work/build.log" | { grep --line-buffered -E '^\[[0-9]+/[0-9]+\]' | cut -c1-120 || true; }
+  build_rc=${PIPESTATUS[0]}
+  set -e
+  if [ "$build_rc" -ne 0 ]; then
+    tail -40 "$work/build.log"; echo "fuzz build failed (log: $work/build.log)"; exit 2
+  fi
 fi
 for t in "${targets[@]}"; do
   [ -x "$bin_dir/${t}${variant}" ] || { echo "no fuzz target $bin_dir/${t}${variant}"; exit 2; }
@@ -90,7 +136,7 @@ for t in "${targets[@]}"; do
     crashes=$((crashes + 1))
     kind=$(basename "$a" | cut -d- -f1)
     sha=$(sha1sum "$a" | cut -c1-12)
-    out="corpus/regressions/${t}-${kind}-${sha}"
+    out="$findings/${t}-${kind}-${sha}"
     echo "-- $t: $kind $(basename "$a"), minimizing into $out"
     grep -m1 -E '==kwire==|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' \
       "$dir/log" || true
@@ -100,7 +146,6 @@ for t in "${targets[@]}"; do
     set -e
     [ -f "$out" ] || cp "$a" "$out"
     echo "   reproduce: $bin_dir/$t $out"
-    echo "   (describe it in corpus/regressions/README.md)"
   done
 done
 
@@ -109,7 +154,10 @@ printf '%-24s %9s %10s %7s %7s %16s %s\n' target exec/s runs cov ft "corpus grow
 for line in "${summary[@]}"; do echo "$line"; done
 echo "logs: $work/<target>/log"
 if [ $crashes -gt 0 ]; then
-  echo "fuzz campaign: $crashes finding(s), minimized into corpus/regressions/"
+  echo "fuzz campaign: $crashes finding(s), minimized into $findings/"
+  echo "  (corpus/ is unchanged; to keep one as a regression input once fixed, see"
+  echo "   fuzz/README.md, \"Promoting a finding to corpus/regressions/\")"
   exit 1
 fi
+rmdir "$findings" 2>/dev/null || true
 echo "fuzz campaign: no findings"

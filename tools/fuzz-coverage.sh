@@ -12,6 +12,22 @@
 #              names a target is replayed through that target only, others through all.
 # Environment: KWIRE_FUZZ_JOBS (build parallelism, default 2).
 set -euo pipefail
+
+usage() {
+  echo "Usage: tools/fuzz-coverage.sh [-h|--help] [extra-dir...]"
+  echo "Builds the fuzz targets with clang-14 source-based coverage, replays corpus/ (and"
+  echo "each extra directory) and reports codec/ line coverage in build/fuzz-coverage/."
+  echo "An extra directory whose path names a target is replayed through that target only."
+}
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help) usage; exit 0 ;;
+    -*) echo "fuzz-coverage: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
+  esac
+  [ -d "$arg" ] || { echo "fuzz-coverage: not a directory: '$arg'" >&2; usage >&2; exit 2; }
+done
+extra_dirs=()
+for arg in "$@"; do extra_dirs+=("$(cd "$arg" && pwd)"); done
 cd "$(dirname "$0")/.."
 root=$(pwd)
 dir=build/fuzz-coverage
@@ -32,7 +48,7 @@ mkdir -p "$dir/profiles"
 objects=()
 for t in $targets; do
   inputs=("$root/corpus")
-  for extra in "$@"; do
+  for extra in ${extra_dirs[@]+"${extra_dirs[@]}"}; do
     case "$extra" in
       *_fuzzer*) [[ "$extra" == *"$t"* ]] && inputs+=("$extra") ;;
       *) inputs+=("$extra") ;;

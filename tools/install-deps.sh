@@ -2,7 +2,17 @@
 # Installs every Debian 12 package kwire needs to build, test, fuzz and benchmark.
 # Idempotent: if everything is already installed it does nothing (no apt-get update).
 # Used by the README quick start and by .ci/run. Run as root (or with sudo available).
+# Usage: tools/install-deps.sh [-h|--help]
 set -euo pipefail
+case "${1:-}" in
+  -h|--help)
+    echo "Usage: tools/install-deps.sh [-h|--help]"
+    echo "Installs the Debian 12 packages kwire needs (apt-get, as root or via sudo);"
+    echo "does nothing when all are installed."
+    exit 0 ;;
+  "") ;;
+  *) echo "install-deps: unexpected argument '$1' (tools/install-deps.sh --help)" >&2; exit 2 ;;
+esac
 
 packages=(
   # toolchain

@@ -77,9 +77,16 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-silence_unsigned_overflow=1:print_stacktr
 
 start=$(date +%s)
 if [ $checks_only -eq 0 ]; then
-  echo "== oss-fuzz-sim: building ($SANITIZER) with .clusterfuzzlite/build.sh =="
-  nice "$root/.clusterfuzzlite/build.sh" >"$sim/build.log" 2>&1 ||
-    { tail -40 "$sim/build.log"; echo "oss-fuzz-sim: build failed (log: $sim/build.log)"; exit 1; }
+  echo "== oss-fuzz-sim: building ($SANITIZER) with .clusterfuzzlite/build.sh (log: $sim/build.log) =="
+  # Ninja's progress lines ([done/total] ...) on the terminal, everything in the log.
+  set +e
+  nice "$root/.clusterfuzzlite/build.sh" 2>&1 | tee "$sim/build.log" |
+    { grep --line-buffered -E '^\[[0-9]+/[0-9]+\]' | cut -c1-120 | sed -u 's/^/   /' || true; }
+  build_rc=${PIPESTATUS[0]}
+  set -e
+  if [ "$build_rc" -ne 0 ]; then
+    tail -40 "$sim/build.log"; echo "oss-fuzz-sim: build failed (log: $sim/build.log)"; exit 1
+  fi
   echo "   built in $(( $(date +%s) - start ))s (log: $sim/build.log)"
   grep 'skipping corpus/' "$sim/build.log" | sed 's/^/   /' || true
 fi
@@ -127,6 +134,7 @@ for t in $targets; do
       fail "$t" "a seed fails (see $scratch/seeds.log)"
   fi
   if [ -f "$OUT/$t.dict" ]; then
+    # shellcheck disable=SC2015  # fail when the run fails or the log has a parse error
     "$bin" -runs=0 -dict="$OUT/$t.dict" "$scratch/empty" >"$scratch/dict.log" 2>&1 &&
       ! grep -q 'ParseDictionaryFile' "$scratch/dict.log" ||
       fail "$t" "dictionary does not parse (see $scratch/dict.log)"
