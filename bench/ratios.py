@@ -4,10 +4,16 @@
 Reads one Google Benchmark JSON file (wire_benchmark --benchmark_out=..., ideally with
 --benchmark_repetitions=N --benchmark_enable_random_interleaving=true) and prints, per hot
 path, ns per item, bytes/s and the ratios against protobuf, the naive loop and memcpy,
-computed from the medians of the repetitions, plus each issue-7 target as met / not met.
+computed from the medians of the repetitions. With --targets FILE it also prints each
+target of FILE as met / NOT met; without it, ratios only, no verdicts.
 
-    bench/ratios.py out.json              # text table
-    bench/ratios.py --markdown out.json   # the bench/README.md table
+    bench/ratios.py out.json                                  # text table
+    bench/ratios.py --targets bench/targets.json out.json     # + issue 7's targets
+    bench/ratios.py --markdown --targets bench/targets.json out.json   # bench/README.md
+
+Targets file: JSON {"targets": [{"description", "kwire", "reference", "min_ratio"}]}
+(bench/targets.json holds issue 7's; copy and edit it), or text lines
+`kwire_benchmark reference_benchmark min_ratio [description]`.
 
 A ratio is reference time / kwire time: above 1 means kwire is faster.
 Standard library only.
@@ -57,41 +63,44 @@ VARINT_ROWS = [
 STRING_ROWS = [(op, case) for op in ("DecodeCompactString", "EncodeCompactString")
                for case in ("0", "8", "64", "1024", "mix0to64")]
 
-# Issue 7 targets: (description, kwire name, reference name, minimum ratio ref/kwire).
-TARGETS = [
-    ("uvarint decode kafka >= 1.4x pb ReadVarint32", "BM_DecodeUvarint/kafka",
-     "BM_RefPbCoded_DecodeUvarint/kafka", 1.4),
-    ("uvarint decode kafka >= 1.25x naive loop", "BM_DecodeUvarint/kafka",
-     "BM_RefNaive_DecodeUvarint/kafka", 1.25),
-    ("uvarint decode kafka >= 0.9x pb unchecked", "BM_DecodeUvarint/kafka",
-     "BM_RefPbUnchecked_DecodeUvarint/kafka", 0.9),
-    ("uvarint decode mix1to5 >= 2x pb ReadVarint32", "BM_DecodeUvarint/mix1to5",
-     "BM_RefPbCoded_DecodeUvarint/mix1to5", 2.0),
-    ("varlong decode kafka >= 1.3x pb ReadVarint64", "BM_DecodeVarlong/kafka",
-     "BM_RefPbCoded_DecodeVarlong/kafka", 1.3),
-    ("varlong decode random64 >= 3x pb ReadVarint64", "BM_DecodeVarlong/random64",
-     "BM_RefPbCoded_DecodeVarlong/random64", 3.0),
-    ("uvarint encode kafka >= 0.85x pb WriteVarint32ToArray", "BM_EncodeUvarint/kafka",
-     "BM_RefPbCoded_EncodeUvarint/kafka", 0.85),
-    ("varlong encode kafka >= 0.85x pb WriteVarint64ToArray", "BM_EncodeVarlong/kafka",
-     "BM_RefPbCoded_EncodeVarlong/kafka", 0.85),
-    ("uvarint encode mix1to5 >= 1.5x pb", "BM_EncodeUvarint/mix1to5",
-     "BM_RefPbCoded_EncodeUvarint/mix1to5", 1.5),
-    ("varlong encode mix1to5 >= 1.5x pb", "BM_EncodeVarlong/mix1to5",
-     "BM_RefPbCoded_EncodeVarlong/mix1to5", 1.5),
-    ("varlong encode random64 >= 1.5x pb", "BM_EncodeVarlong/random64",
-     "BM_RefPbCoded_EncodeVarlong/random64", 1.5),
-    ("compact string decode (1-byte prefix) >= 1.2x pb zero-copy", "BM_DecodeCompactString/8",
-     "BM_RefPbCoded_DecodeCompactString/8", 1.2),
-    ("compact string decode (2-byte prefix) >= 1.5x pb zero-copy",
-     "BM_DecodeCompactString/1024", "BM_RefPbCoded_DecodeCompactString/1024", 1.5),
-    ("compact string decode >= 4x a copying decode (mix0to64)",
-     "BM_DecodeCompactString/mix0to64", "BM_RefCopy_DecodeCompactString/mix0to64", 4.0),
-    ("compact string encode len 8 >= 1.5x pb Write*ToArray", "BM_EncodeCompactString/8",
-     "BM_RefPbCoded_EncodeCompactString/8", 1.5),
-    ("compact string encode mix0to64 >= 1.5x pb Write*ToArray",
-     "BM_EncodeCompactString/mix0to64", "BM_RefPbCoded_EncodeCompactString/mix0to64", 1.5),
-]
+def usage_exit(msg):
+    print(msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def load_targets(path):
+    """[(description, kwire benchmark, reference benchmark, minimum ratio)] from a JSON
+    file {"targets": [{"description", "kwire", "reference", "min_ratio"}, ...]} or a
+    text file of lines `kwire_benchmark reference_benchmark min_ratio [description]`
+    (# starts a comment)."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        usage_exit(f"ratios.py: cannot read targets file: {e}")
+    out = []
+    if path.endswith(".json"):
+        try:
+            data = json.loads(text)
+            for t in data["targets"]:
+                out.append((t.get("description") or f"{t['kwire']} vs {t['reference']}",
+                            t["kwire"], t["reference"], float(t["min_ratio"])))
+        except (ValueError, KeyError, TypeError) as e:
+            usage_exit(f"ratios.py: {path}: not a targets file ({e!r}); expected "
+                       '{"targets": [{"description", "kwire", "reference", "min_ratio"}]}')
+        return out
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split(None, 3)
+        try:
+            kw, ref, want = parts[0], parts[1], float(parts[2])
+        except (IndexError, ValueError):
+            usage_exit(f"ratios.py: {path}:{n}: expected "
+                       "`kwire_benchmark reference_benchmark min_ratio [description]`")
+        out.append((parts[3] if len(parts) > 3 else f"{kw} >= {want}x {ref}", kw, ref, want))
+    return out
 
 
 def ratio(med, kw, ref):
@@ -109,11 +118,23 @@ def gbps(m):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("json")
-    ap.add_argument("--markdown", action="store_true")
+    ap = argparse.ArgumentParser(prog="bench/ratios.py", description=__doc__.split("\n\n")[0],
+                                 epilog=__doc__.split("\n\n", 1)[1],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("json", help="Google Benchmark JSON (--benchmark_out) of wire_benchmark")
+    ap.add_argument("--markdown", action="store_true", help="Markdown tables")
+    ap.add_argument("--targets", metavar="FILE",
+                    help="targets to judge (e.g. bench/targets.json); default: none, no verdicts")
     args = ap.parse_args()
-    ctx, med = load_medians(args.json)
+    targets_spec = load_targets(args.targets) if args.targets else []
+    try:
+        ctx, med = load_medians(args.json)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"ratios.py: cannot read {args.json}: {e}", file=sys.stderr)
+        return 2
+    if not med:
+        print(f"ratios.py: no benchmark runs in {args.json}", file=sys.stderr)
+        return 2
 
     rows = []
     for op, case in VARINT_ROWS + STRING_ROWS:
@@ -131,7 +152,7 @@ def main():
     head = ("path/case", "ns/item", "GB/s", "x pb", "x pb-unchecked", "x naive", "x memcpy")
 
     targets = []
-    for desc, kw, ref, want in TARGETS:
+    for desc, kw, ref, want in targets_spec:
         r = ratio(med, kw, ref)
         verdict = "-" if r is None else ("met" if r >= want else "NOT met")
         targets.append((desc, fmt(r, ".2f"), verdict))
@@ -141,11 +162,12 @@ def main():
         print("|" + "---|" * len(head))
         for r in rows:
             print("| " + " | ".join(r) + " |")
-        print()
-        print("| target | ratio | |")
-        print("|---|---|---|")
-        for t in targets:
-            print("| " + " | ".join(t) + " |")
+        if targets:
+            print()
+            print("| target | ratio | |")
+            print("|---|---|---|")
+            for t in targets:
+                print("| " + " | ".join(t) + " |")
     else:
         print(f"{ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs, "
               f"{ctx.get('mhz_per_cpu', '?')} MHz, load {ctx.get('load_avg', '?')}")
@@ -153,9 +175,12 @@ def main():
         for r in [head] + rows:
             print("  ".join(str(c).rjust(w[i]) if i else str(c).ljust(w[i])
                             for i, c in enumerate(r)))
-        print()
-        for t in targets:
-            print(f"{t[2]:8} {t[1]:>6}  {t[0]}")
+        print("(ratio = reference time / kwire time: > 1 means kwire is faster)")
+        if targets:
+            print()
+            print(f"targets from {args.targets}:")
+            for t in targets:
+                print(f"{t[2]:8} {t[1]:>6}  {t[0]}")
     return 0
 
 
