@@ -7,13 +7,16 @@
 // BM_EncodeFrame. Decode is DecodeRequestFrame / DecodeResponseFrame on the frame bytes
 // (size prefix included); encode is EncodeRequestFrame / EncodeResponseFrame of the
 // decoded frame (a new buffer per frame); for the rich frames, BM_AppendFrame is
-// AppendRequestFrame / AppendResponseFrame into a reused Writer. Records are opaque bytes to the frame codec (RecordBatch decoding is
-// codec/records, measured separately). A reference memcpy of each rich frame gives the
-// physical limit: BM_RefMemcpy_DecodeFrame/....
+// AppendRequestFrame / AppendResponseFrame into a reused Writer. BM_DecodeFrame validates
+// the record batches of records fields (FrameOptions' default: CRC-32C, every record);
+// for the rich frames BM_DecodeFrameOpaque keeps them unexamined (RecordsMode::kOpaque),
+// so the two side by side give the cost of validation. A reference memcpy of each rich
+// frame gives the physical limit: BM_RefMemcpy_DecodeFrame/....
 //
 // Every benchmark first checks that the frame decodes and re-encodes to the same bytes.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -30,6 +33,7 @@
 #include "codec/generated/produce_request.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
+#include "codec/records/record_batch.h"
 
 #ifndef KWIRE_CONFORMANCE_DIR
 #error "KWIRE_CONFORMANCE_DIR must name conformance/vectors"
@@ -105,6 +109,27 @@ void BM_DecodeFrame(benchmark::State& st, const Frame* f) {
   } else {
     for (auto _ : st) {
       auto d = DecodeResponseFrame(f->bytes, f->api_key, f->version);
+      benchmark::DoNotOptimize(d);
+    }
+  }
+  SetCounters(st, *f);
+}
+
+void BM_DecodeFrameOpaque(benchmark::State& st, const Frame* f) {
+  if (const std::string e = Check(*f); !e.empty()) {
+    st.SkipWithError(e.c_str());
+    return;
+  }
+  FrameOptions opaque;
+  opaque.records_mode = RecordsMode::kOpaque;
+  if (f->dir == Direction::kRequest) {
+    for (auto _ : st) {
+      auto d = DecodeRequestFrame(f->bytes, opaque);
+      benchmark::DoNotOptimize(d);
+    }
+  } else {
+    for (auto _ : st) {
+      auto d = DecodeResponseFrame(f->bytes, f->api_key, f->version, opaque);
       benchmark::DoNotOptimize(d);
     }
   }
@@ -191,6 +216,36 @@ std::string RandomBytes(size_t n, uint64_t seed) {
   return s;
 }
 
+// Uncompressed RecordBatch v2s of `batches` × about `batch_bytes` bytes: records of
+// 100 random bytes with a 16-byte key, offsets continuing from `base_offset`.
+std::string RecordBatches(size_t batches, size_t batch_bytes, uint64_t seed) {
+  std::string out;
+  int64_t base_offset = 0;
+  for (size_t b = 0; b < batches; ++b) {
+    const size_t n = std::max<size_t>(1, batch_bytes / 124);
+    std::vector<std::string> keys, values;
+    std::vector<Record> records(n);
+    for (size_t i = 0; i < n; ++i) {
+      keys.push_back(RandomBytes(16, seed * 1000003 + b * 7919 + i));
+      values.push_back(RandomBytes(100, seed * 1000033 + b * 7907 + i));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      records[i].offset_delta = static_cast<int32_t>(i);
+      records[i].timestamp_delta = static_cast<int64_t>(i);
+      records[i].key = keys[i];
+      records[i].value = values[i];
+    }
+    BatchHeader h;
+    h.base_offset = base_offset;
+    h.base_timestamp = 1700000000000;
+    h.max_timestamp = h.base_timestamp + static_cast<int64_t>(n) - 1;
+    h.last_offset_delta = static_cast<int32_t>(n - 1);
+    out += EncodeRecordBatch(h, records).value();
+    base_offset += static_cast<int64_t>(n);
+  }
+  return out;
+}
+
 template <class M>
 Frame ResponseFrameOf(const std::string& name, int16_t version, const M& body) {
   const ApiInfo* api = FindApi(M::kMessage.api_key);
@@ -249,7 +304,7 @@ Frame Metadata1000Partitions() {
   return ResponseFrameOf("Metadata/v12/response/1000partitions", 12, m);
 }
 
-// Produce v9 request: one partition carrying 1 MiB of record bytes.
+// Produce v9 request: one partition carrying one 1 MiB record batch (~8,450 records).
 Frame Produce1MiB() {
   ProduceRequest m;
   m.acks = -1;
@@ -258,13 +313,13 @@ Frame Produce1MiB() {
   topic.name = "bench.topic";
   ProduceRequest::PartitionProduceData part;
   part.index = 0;
-  part.records = Records{RandomBytes(1 << 20, 1)};
+  part.records = Records{RecordBatches(1, 1 << 20, 1)};
   topic.partition_data.push_back(part);
   m.topic_data.push_back(topic);
   return RequestFrameOf("Produce/v9/request/1MiB", 9, m);
 }
 
-// Fetch v12 response: 2 topics x 4 partitions, each with 64 KiB of record bytes.
+// Fetch v12 response: 2 topics x 4 partitions, each with 64 KiB of records (4 batches).
 Frame FetchSeveralBatches() {
   FetchResponse m;
   m.session_id = 42;
@@ -277,7 +332,7 @@ Frame FetchSeveralBatches() {
       part.high_watermark = 1000000 + p;
       part.last_stable_offset = 1000000 + p;
       part.log_start_offset = 0;
-      part.records = Records{RandomBytes(64 << 10, 2 + static_cast<uint64_t>(t * 4 + p))};
+      part.records = Records{RecordBatches(4, 16 << 10, 2 + static_cast<uint64_t>(t * 4 + p))};
       topic.partitions.push_back(part);
     }
     m.responses.push_back(topic);
@@ -303,6 +358,7 @@ void RegisterAll() {
     Register("BM_DecodeFrame/" + f->name, BM_DecodeFrame, f);
     Register("BM_EncodeFrame/" + f->name, BM_EncodeFrame, f);
     if (i >= vectors) {
+      Register("BM_DecodeFrameOpaque/" + f->name, BM_DecodeFrameOpaque, f);
       Register("BM_AppendFrame/" + f->name, BM_AppendFrame, f);
       Register("BM_RefMemcpy_DecodeFrame/" + f->name, BM_RefMemcpy_Frame, f);
     }

@@ -66,6 +66,39 @@ SENSITIVE = {
     ("AlterUserScramCredentialsRequest", "Upsertions.SaltedPassword"),
 }
 
+# The records policy of every `records` field (codec/schema/spec.h RecordsPolicy), keyed
+# by (message name, field path): how the bytes are laid out and what they may hold, by
+# version. Facts from Apache Kafka's Java code and KIPs (codec/records/README.md has the
+# table): a records field missing here is a generator error, so a new one upstream gets
+# a decision, not a default.
+#   layout: whole (complete batches only), partial_tail (a batch cut short may end the
+#     field), unaligned (a raw byte range, never parsed as batches).
+#   one_v2_batch_from: from this version, exactly one batch and it is magic 2.
+#   zstd_from: versions below it may not carry zstd batches.
+RECORDS_POLICY = {
+    # ProduceRequest.validateRecords (Java): v3+ "exactly one record batch per
+    # partition", "only allowed to contain record batches with magic version 2", zstd
+    # only from v7 (KIP-110, UNSUPPORTED_COMPRESSION_TYPE); a truncated batch is
+    # corrupt (the broker's batch iterator finds no complete batch).
+    ("ProduceRequest", "TopicData.PartitionData.Records"): dict(
+        layout="kWholeBatches", one_v2_batch_from=3, zstd_from=7,
+        source="ProduceRequest.validateRecords (Java), KIP-98, KIP-110"),
+    # The broker reads a partition's log up to the fetch's max bytes, which may cut the
+    # last batch; the consumer's batch iterator (ByteBufferLogInputStream) stops at a
+    # partial batch. Old message formats (magic 0/1) may appear at any version.
+    ("FetchResponse", "Responses.Partitions.Records"): dict(
+        layout="kPartialTail",
+        source="FetchResponse, ByteBufferLogInputStream (Java): partial last batch"),
+    # KIP-932: share fetches read the log the same way as fetches.
+    ("ShareFetchResponse", "Responses.Partitions.Records"): dict(
+        layout="kPartialTail",
+        source="KIP-932 (share fetch reads the log like fetch): partial last batch"),
+    # KIP-630: a chunk of a snapshot file at Position, of at most the requested bytes;
+    # it need not start or end at a batch boundary.
+    ("FetchSnapshotResponse", "Topics.Partitions.UnalignedRecords"): dict(
+        layout="kUnaligned", source="KIP-630 (FetchSnapshot): raw snapshot bytes"),
+}
+
 
 def snake(name):
     """Kafka CamelCase field name -> snake_case member name."""
@@ -193,10 +226,19 @@ class MessageGen:
         kind = CPP_SCALARS[et][1] if et in CPP_SCALARS else "kStruct"
         top = "kArray" if f.is_array else kind
         sensitive = (self.msg.name, path) in SENSITIVE
-        return ("{%s, %s, FieldType::%s, FieldType::%s, %s, %s, %s, %d, %s, %s, %s}" % (
+        records = ", {}"
+        if et == "records":
+            p = RECORDS_POLICY.get((self.msg.name, path))
+            if p is None:
+                raise SystemExit("%s.%s: records field without a RECORDS_POLICY entry "
+                                 "(tools/generate.py)" % (self.msg.name, path))
+            records = ", {RecordsLayout::%s, %d, %d, %s}" % (
+                p["layout"], p.get("one_v2_batch_from", 0x8000), p.get("zstd_from", 0),
+                cstr(p["source"]))
+        return ("{%s, %s, FieldType::%s, FieldType::%s, %s, %s, %s, %d, %s, %s, %s%s}" % (
             cstr(f.name), cstr(f.type), top, kind, vr(f.versions), vr(f.nullable),
             vr(f.tagged), -1 if f.tag is None else f.tag, vr(f.flexible),
-            "true" if f.ignorable else "false", "true" if sensitive else "false"))
+            "true" if f.ignorable else "false", "true" if sensitive else "false", records))
 
     def struct_body(self, name, fields, indent, path_prefix, is_message=False):
         ind = " " * indent

@@ -120,9 +120,11 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
   ex.bytes.assign(frame.begin(), frame.end());
   FrameOptions fo;
   fo.decode = options.decode;
+  fo.records_mode = options.records_mode;
   ex.status = DecodeRequestFrame(frame, fo).status();
 
-  Reader r(frame, 0, options.decode);
+  const RecordsFieldValidator records(fo.records);
+  Reader r(frame, 0, FrameDecodeOptions(fo, &records));
   PrintBuilder b(frame, options, ex.nodes);
   const size_t root = b.Open(r, Kind::kMessage, "", "", "");
   bool complete = false;
@@ -169,9 +171,11 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
   ex.bytes.assign(frame.begin(), frame.end());
   FrameOptions fo;
   fo.decode = options.decode;
+  fo.records_mode = options.records_mode;
   ex.status = DecodeResponseFrame(frame, api_key, api_version, fo).status();
 
-  Reader r(frame, 0, options.decode);
+  const RecordsFieldValidator records(fo.records);
+  Reader r(frame, 0, FrameDecodeOptions(fo, &records));
   PrintBuilder b(frame, options, ex.nodes);
   const size_t root = b.Open(r, Kind::kMessage, "", "", "");
   bool complete = false;

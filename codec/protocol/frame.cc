@@ -37,6 +37,16 @@ void ReadSizePrefix(Reader& r, size_t frame_size, const FrameOptions& options) {
   r.set_path(nullptr);
 }
 
+}  // namespace
+
+DecodeOptions FrameDecodeOptions(const FrameOptions& options, const RecordsFieldValidator* v) {
+  DecodeOptions d = options.decode;
+  if (options.records_mode == RecordsMode::kValidate && d.records == nullptr) d.records = v;
+  return d;
+}
+
+namespace {
+
 void ExpectEnd(Reader& r, const char* what) {
   if (r.ok() && !r.AtEnd()) {
     r.Fail(ErrorKind::kTrailingBytes,
@@ -77,7 +87,8 @@ SplitResult SplitFrame(std::span<const uint8_t> stream, const FrameOptions& opti
 
 absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
                                                 const FrameOptions& options) {
-  Reader r(frame, 0, options.decode);
+  const RecordsFieldValidator records(options.records);
+  Reader r(frame, 0, FrameDecodeOptions(options, &records));
   ReadSizePrefix(r, frame.size(), options);
   if (!r.ok()) return r.error().ToStatus();
   // The api key and version lead every request header version.
@@ -118,7 +129,8 @@ absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
 absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame,
                                                   int16_t api_key, int16_t api_version,
                                                   const FrameOptions& options) {
-  Reader r(frame, 0, options.decode);
+  const RecordsFieldValidator records(options.records);
+  Reader r(frame, 0, FrameDecodeOptions(options, &records));
   const ApiInfo* api = FindApi(api_key);
   if (api == nullptr) {
     r.Fail(ErrorKind::kUnknownApiKey, absl::StrFormat("api key %d", api_key));

@@ -20,6 +20,7 @@
 #include "codec/generated/request_header.h"
 #include "codec/generated/response_header.h"
 #include "codec/protocol/registry.h"
+#include "codec/records/validate.h"
 #include "codec/schema/message.h"
 #include "codec/wire/writer.h"
 
@@ -32,8 +33,24 @@ inline constexpr int32_t kDefaultMaxFrameSize = 100 * 1024 * 1024;
 struct FrameOptions {
   /// Largest size prefix accepted (bytes after the prefix); larger is kFrameTooLarge.
   int32_t max_frame_size = kDefaultMaxFrameSize;
+  /// Quirks (strict by default). Leave `decode.records` null: records_mode decides.
   DecodeOptions decode;
+  /// Records fields: validated by default — every batch of every records field is
+  /// checked under the field's records policy (codec/records/validate.h: framing, CRC,
+  /// record lengths and counts, decompression within `records`' caps, and the
+  /// protocol's partial-batch and Produce rules), with the frame's quirks. kOpaque keeps
+  /// them unexamined (a proxy that forwards batches; decoding then costs what copying
+  /// the bytes costs). Either way the bytes are kept verbatim in the message.
+  RecordsMode records_mode = RecordsMode::kValidate;
+  /// Caps and CRC enforcement for validation. The frame's quirks apply inside records;
+  /// `records.decode.quirks` add leniencies there only (records are kept verbatim, so a
+  /// re-encoded frame keeps them).
+  RecordsOptions records;
 };
+
+/// The DecodeOptions a frame decode uses: `options.decode`, with `validator` installed
+/// as DecodeOptions::records when records_mode is kValidate (and none is set).
+DecodeOptions FrameDecodeOptions(const FrameOptions& options, const RecordsFieldValidator* validator);
 
 /// Result of SplitFrame: one complete frame, a request for more bytes, or an error.
 /// "Need more bytes" is not an error (Wuffs' suspension status).

@@ -143,8 +143,9 @@ inline Error ErrorOf(const absl::Status& s) {
   Error e;
   if (s.ok()) return e;
   const absl::string_view message = s.message();
-  for (int k = 1; k <= static_cast<int>(ErrorKind::kCompressionError); ++k) {
+  for (int k = 1; k <= 255; ++k) {
     const auto kind = static_cast<ErrorKind>(k);
+    if (absl::string_view(ErrorKindName(kind)) == "unknown error") continue;
     absl::string_view rest = message;
     if (!absl::ConsumePrefix(&rest, absl::StrCat(ErrorKindName(kind), " at byte "))) continue;
     e.kind = kind;

@@ -96,8 +96,9 @@ std::string AttributeSummary(const BatchView& b) {
   return s;
 }
 
+// `lay`: the positions of the record's fields (uncompressed v2 batches), or null.
 ExplainNode RecordNode(const BatchView& b, const Record& rec, size_t j, bool in_payload,
-                       const ExplainOptions& o) {
+                       const RecordLayout* lay, const ExplainOptions& o) {
   std::string summary = absl::StrFormat("offset %d, timestamp %d", rec.offset, rec.timestamp);
   if (rec.control) {
     const ControlRecord& c = *rec.control;
@@ -110,17 +111,60 @@ ExplainNode RecordNode(const BatchView& b, const Record& rec, size_t j, bool in_
   ExplainNode n = Node(absl::StrFormat("Record[%d]", j), b.magic() == 2 ? "record" : "message",
                        summary, in_payload ? ExplainNode::kNoOffset : rec.wire_offset,
                        in_payload ? 0 : rec.wire_size);
-  if (b.magic() == 2) {
-    n.children.push_back(Node("offsetDelta", "varint", absl::StrCat(rec.offset_delta)));
-    n.children.push_back(Node("timestampDelta", "varlong", absl::StrCat(rec.timestamp_delta)));
+  auto bytes = [&](const std::optional<std::string_view>& v) {
+    return AbbreviateBytes(v, o.max_value_bytes);
+  };
+  auto length = [](const std::optional<std::string_view>& v) {
+    return v ? absl::StrCat(v->size()) : std::string("-1");
+  };
+  if (lay != nullptr) {
+    // Every field at its position, in wire order (protocol guide "Record"): the field
+    // runs to the next one's first byte.
+    auto add = [](ExplainNode& parent, const char* name, const char* type, std::string value,
+                  size_t at, size_t next) {
+      parent.children.push_back(Node(name, type, std::move(value), at, next - at));
+    };
+    const size_t headers_end = lay->headers.empty() ? lay->end : lay->headers[0].key_length;
+    add(n, "length", "varint", absl::StrCat(lay->end - lay->attributes), lay->length,
+        lay->attributes);
+    add(n, "attributes", "int8", absl::StrCat(rec.attributes), lay->attributes,
+        lay->timestamp_delta);
+    add(n, "timestampDelta", "varlong", absl::StrCat(rec.timestamp_delta), lay->timestamp_delta,
+        lay->offset_delta);
+    add(n, "offsetDelta", "varint", absl::StrCat(rec.offset_delta), lay->offset_delta,
+        lay->key_length);
+    add(n, "keyLength", "varint", length(rec.key), lay->key_length, lay->key);
+    add(n, "key", "bytes", bytes(rec.key), lay->key, lay->value_length);
+    add(n, "valueLen", "varint", length(rec.value), lay->value_length, lay->value);
+    add(n, "value", "bytes", bytes(rec.value), lay->value, lay->header_count);
+    add(n, "headersCount", "varint", absl::StrCat(rec.headers.size()), lay->header_count,
+        headers_end);
+    for (size_t k = 0; k < rec.headers.size() && k < lay->headers.size(); ++k) {
+      const RecordHeader& h = rec.headers[k];
+      const RecordLayout::Header& hl = lay->headers[k];
+      const size_t next = k + 1 < lay->headers.size() ? lay->headers[k + 1].key_length : lay->end;
+      ExplainNode hn = Node(absl::StrFormat("Headers[%d]", k), "header",
+                            absl::StrCat(bytes(h.key), " = ", bytes(h.value)), hl.key_length,
+                            next - hl.key_length);
+      add(hn, "headerKeyLength", "varint", absl::StrCat(h.key.size()), hl.key_length, hl.key);
+      add(hn, "headerKey", "string", bytes(h.key), hl.key, hl.value_length);
+      add(hn, "headerValueLength", "varint", length(h.value), hl.value_length, hl.value);
+      add(hn, "value", "bytes", bytes(h.value), hl.value, next);
+      n.children.push_back(std::move(hn));
+    }
+    return n;
   }
-  n.children.push_back(Node("key", "bytes", AbbreviateBytes(rec.key, o.max_value_bytes)));
-  n.children.push_back(Node("value", "bytes", AbbreviateBytes(rec.value, o.max_value_bytes)));
+  if (b.magic() == 2) {  // wire order (protocol guide "Record"); no positions here
+    n.children.push_back(Node("attributes", "int8", absl::StrCat(rec.attributes)));
+    n.children.push_back(Node("timestampDelta", "varlong", absl::StrCat(rec.timestamp_delta)));
+    n.children.push_back(Node("offsetDelta", "varint", absl::StrCat(rec.offset_delta)));
+  }
+  n.children.push_back(Node("key", "bytes", bytes(rec.key)));
+  n.children.push_back(Node("value", "bytes", bytes(rec.value)));
   for (size_t k = 0; k < rec.headers.size(); ++k) {
     const RecordHeader& h = rec.headers[k];
     n.children.push_back(Node(absl::StrFormat("Headers[%d]", k), "header",
-                              absl::StrCat(AbbreviateBytes(h.key, o.max_value_bytes), " = ",
-                                           AbbreviateBytes(h.value, o.max_value_bytes))));
+                              absl::StrCat(bytes(h.key), " = ", bytes(h.value))));
   }
   return n;
 }
@@ -163,7 +207,12 @@ std::vector<ExplainNode> ExplainRecords(std::span<const uint8_t> field, const Ex
                                       h.is_transactional() ? ", transactional" : "")));
     }
     RecordSet set;
-    const Error e = b.DecodeRecords(o.records, &set);
+    Error e = o.policy != nullptr ? CheckBatchAllowed(b, path, *o.policy, o.version) : Error{};
+    // Uncompressed v2 batches: the decoder reports every field's position.
+    std::vector<RecordLayout> layouts;
+    RecordsOptions ro = o.records;
+    if (b.magic() == 2 && h.compression() == Compression::kNone) ro.layout = &layouts;
+    if (e.ok()) e = b.DecodeRecords(ro, &set);
     if (!e.ok()) {
       n.children.push_back(Node("error", "", e.ToString(), e.offset));
     } else {
@@ -175,7 +224,8 @@ std::vector<ExplainNode> ExplainRecords(std::span<const uint8_t> field, const Ex
                      : absl::StrCat(set.size()),
           b.payload_offset(), b.payload().size());
       for (size_t j = 0; j < set.size() && j < o.max_records_per_batch; ++j) {
-        recs.children.push_back(RecordNode(b, set[j], j, in_payload, o));
+        recs.children.push_back(
+            RecordNode(b, set[j], j, in_payload, j < layouts.size() ? &layouts[j] : nullptr, o));
       }
       if (set.size() > o.max_records_per_batch) {
         recs.children.push_back(
@@ -186,18 +236,29 @@ std::vector<ExplainNode> ExplainRecords(std::span<const uint8_t> field, const Ex
     out.push_back(std::move(n));
   }
   if (skipped > 0) out.push_back(Node("…", "", absl::StrFormat("%d more batches", skipped)));
+  // The policy's verdict on how the field ends (a partial batch where none may be, no
+  // batch where one is required).
+  const Error end = o.policy != nullptr && it.state() != BatchIterator::kError
+                        ? CheckFieldEnd(it, field_offset + field.size(), path, *o.policy,
+                                        o.version)
+                        : Error{};
+  if (!end.ok() && it.state() != BatchIterator::kPartialBatch) {
+    out.push_back(Node("error", "", end.ToString(), end.offset, 0));
+  }
   switch (it.state()) {
-    case BatchIterator::kPartialBatch:
+    case BatchIterator::kPartialBatch: {
+      const char* why = !end.ok()          ? "not allowed here"
+                        : o.policy != nullptr ? "allowed at the end of this field"
+                                              : "normal at the end of a Fetch response";
       out.push_back(Node(
-          "partial batch", "",
-          it.partial_need() > 0
-              ? absl::StrFormat("%d of %d bytes (normal at the end of a Fetch response)",
-                                it.partial_have(), it.partial_need())
-              : absl::StrFormat("%d bytes, header incomplete (normal at the end of a Fetch "
-                                "response)",
-                                it.partial_have()),
+          end.ok() ? "partial batch" : "error", "",
+          !end.ok() ? end.ToString()
+          : it.partial_need() > 0
+              ? absl::StrFormat("%d of %d bytes (%s)", it.partial_have(), it.partial_need(), why)
+              : absl::StrFormat("%d bytes, header incomplete (%s)", it.partial_have(), why),
           it.partial_offset(), it.partial_have()));
       break;
+    }
     case BatchIterator::kError:
       // Covers the failing batch to the end of the field (the error text has the byte).
       out.push_back(Node("error", "", it.error().ToString(), next_offset,

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "codec/records/record_batch.h"
+#include "codec/records/validate.h"
 
 namespace kwire {
 
@@ -61,6 +62,12 @@ struct ExplainOptions {
   size_t max_batches = 1000;
   /// Include one child node per header field (baseOffset, batchLength, ...).
   bool header_fields = true;
+  /// The field's records policy (validate.h), or null: any batches, a partial last batch
+  /// shown as such. With a policy, what it forbids is shown as "error" nodes (a partial
+  /// batch where the layout is not kPartialTail, a second batch or a wrong magic or codec
+  /// for `version`).
+  const RecordsPolicy* policy = nullptr;
+  int16_t version = 0;  ///< The message version, for the policy's rules.
 };
 
 /// Explains the records field `field` whose first byte is at absolute offset

@@ -23,9 +23,16 @@ void AppendPrintNodes(const std::vector<ExplainNode>& nodes, int depth, const st
   }
 }
 
-bool PrintRecordBatches(std::span<const uint8_t> data, size_t offset, int depth,
-                        const std::string& path, std::vector<PrintNode>& out) {
-  AppendPrintNodes(ExplainRecords(data, ExplainOptions{}, offset), depth, path, offset, out);
+bool PrintRecordBatches(const RecordsPrintInput& in, std::vector<PrintNode>& out) {
+  const RecordsPolicy& policy = in.field.records;
+  if (policy.layout == RecordsLayout::kUnaligned) return false;
+  ExplainOptions o;
+  o.records.decode.quirks = in.quirks;
+  if (policy.layout != RecordsLayout::kNotRecords) o.policy = &policy;
+  o.version = in.version;
+  const PathNode field{nullptr, in.path.c_str(), -1};  // error texts name the field
+  AppendPrintNodes(ExplainRecords(in.data, o, in.offset, &field), in.depth, in.path, in.offset,
+                   out);
   return true;
 }
 

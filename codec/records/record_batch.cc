@@ -186,6 +186,10 @@ struct RecordPaths {
   RecordPaths(const RecordPaths&) = delete;  // the nodes point at each other
   RecordPaths& operator=(const RecordPaths&) = delete;
   PathNode record;
+  PathNode length{&record, "Length", -1};
+  PathNode attributes{&record, "Attributes", -1};
+  PathNode timestamp_delta{&record, "TimestampDelta", -1};
+  PathNode offset_delta{&record, "OffsetDelta", -1};
   PathNode key{&record, "Key", -1};
   PathNode value{&record, "Value", -1};
   PathNode headers{&record, "Headers", -1};
@@ -222,8 +226,13 @@ KWIRE_RECORDS_COLD void FailRecordRest(Reader& r, int32_t len, size_t body_at) {
 
 // Reads the headers of a record (count > 0, checked against the bytes left). Out of
 // line: it keeps the header-less path of ReadRecord small.
+// Position of the bytes of a varbytes field just read (`v`: its value), for layouts.
+size_t BytesStart(const Reader& r, const std::optional<std::string_view>& v) {
+  return r.offset() - (v ? v->size() : 0);
+}
+
 KWIRE_RECORDS_NOINLINE void ReadHeaders(Reader& r, int32_t count, RecordPaths& paths,
-                                        Record* rec) {
+                                        Record* rec, RecordLayout* lay) {
   rec->headers.reserve(static_cast<size_t>(count));
   for (int32_t k = 0; r.ok() && k < count; ++k) {
     paths.header.index = k;
@@ -235,9 +244,12 @@ KWIRE_RECORDS_NOINLINE void ReadHeaders(Reader& r, int32_t count, RecordPaths& p
              absl::StrFormat("header key length %d (header keys are not nullable)", klen));
     }
     RecordHeader& out = rec->headers.emplace_back();
+    const size_t key_at = r.offset();
     if (r.ok()) out.key = r.ReadRaw(static_cast<size_t>(klen));
     r.set_path(&paths.header_value);
+    const size_t vlen_at = r.offset();
     ReadVarBytes(r, "header value", &out.value);
+    if (lay != nullptr) lay->headers.push_back({klen_at, key_at, vlen_at, BytesStart(r, out.value)});
   }
 }
 
@@ -245,36 +257,53 @@ KWIRE_RECORDS_NOINLINE void ReadHeaders(Reader& r, int32_t count, RecordPaths& p
 // assigned here (on success), so nothing of the slot's previous record survives.
 // `h` gives the base offset/timestamp; `paths.record` is this record's path node, and
 // the reader's path on entry and on return.
+// `lay`, when not null, receives the position of every field (RecordsOptions::layout).
 KWIRE_ALWAYS_INLINE void ReadRecord(Reader& r, const BatchHeader& h, RecordPaths& paths,
-                                    Record* rec) {
+                                    Record* rec, RecordLayout* lay) {
   rec->headers.clear();
   const size_t len_at = r.offset();
   rec->wire_offset = len_at;
+  r.set_path(&paths.length);
   const int32_t len = r.ReadVarint();
   if (!r.ok()) return;
   if (KWIRE_UNLIKELY(len < 0 || static_cast<size_t>(len) > r.remaining())) {
+    r.set_path(&paths.record);
     FailRecordLength(r, len_at, len);
     return;
   }
   const size_t body_at = r.offset();
   const size_t token = r.PushLimit(static_cast<size_t>(len));
+  r.set_path(&paths.attributes);
   rec->attributes = r.ReadInt8();
+  r.set_path(&paths.timestamp_delta);
+  const size_t ts_at = r.offset();
   rec->timestamp_delta = r.ReadVarlong();
+  r.set_path(&paths.offset_delta);
+  const size_t od_at = r.offset();
   rec->offset_delta = r.ReadVarint();
   r.set_path(&paths.key);
+  const size_t klen_at = r.offset();
   ReadVarBytes(r, "key", &rec->key);
+  const size_t key_at = BytesStart(r, rec->key);
   r.set_path(&paths.value);
+  const size_t vlen_at = r.offset();
   ReadVarBytes(r, "value", &rec->value);
   r.set_path(&paths.headers);
   const size_t count_at = r.offset();
+  if (lay != nullptr) {
+    lay->headers.clear();
+    *lay = RecordLayout{len_at, body_at, ts_at, od_at, klen_at, key_at, vlen_at,
+                        BytesStart(r, rec->value), count_at, std::move(lay->headers), 0};
+  }
   const int32_t count = r.ReadVarint();
   if (count != 0 && r.ok()) {
     if (count < 0 || static_cast<size_t>(count) > r.remaining() / 2) {
       FailHeaderCount(r, count_at, count);
     } else {
-      ReadHeaders(r, count, paths, rec);
+      ReadHeaders(r, count, paths, rec, lay);
     }
   }
+  if (lay != nullptr) lay->end = r.offset();
   r.set_path(&paths.record);
   if (KWIRE_UNLIKELY(r.ok() && !r.AtEnd())) FailRecordRest(r, len, body_at);
   r.PopLimit(token);
@@ -430,7 +459,7 @@ KWIRE_RECORDS_NOINLINE void ReadRecordsFast(const uint8_t** p, const uint8_t* en
 }
 
 void ReadRecords(Reader& r, const BatchHeader& h, const PathNode* batch,
-                 std::vector<Record>* slots, size_t* size) {
+                 std::vector<Record>* slots, size_t* size, std::vector<RecordLayout>* layout) {
   const int32_t count = h.records_count;
   // count ≤ bytes / kMinRecordSize (checked). Every slot the loops use is within this
   // reserve, so growing never moves the vector.
@@ -440,7 +469,8 @@ void ReadRecords(Reader& r, const BatchHeader& h, const PathNode* batch,
   const size_t first = *size;  // records of this batch are slots [first, first + count)
   const size_t last = first + static_cast<size_t>(count);
   size_t live = first;
-  const bool fast = !h.is_control() && g_record_fast_path.load(std::memory_order_relaxed);
+  const bool fast = !h.is_control() && layout == nullptr &&
+                    g_record_fast_path.load(std::memory_order_relaxed);
   const BatchBase base{h.base_offset, h.base_timestamp, h.max_timestamp, h.log_append_time()};
   // `p` runs ahead of the reader over the records the fast path reads; the reader skips
   // to it before each record read by the reference path, and at the end.
@@ -465,8 +495,13 @@ void ReadRecords(Reader& r, const BatchHeader& h, const PathNode* batch,
       break;
     }
     if (live == slots->size()) GrowSlots(slots);
-    ReadRecord(r, h, paths, &(*slots)[live]);
-    if (KWIRE_UNLIKELY(!r.ok())) break;
+    RecordLayout* lay = nullptr;
+    if (KWIRE_UNLIKELY(layout != nullptr)) lay = &layout->emplace_back();
+    ReadRecord(r, h, paths, &(*slots)[live], lay);
+    if (KWIRE_UNLIKELY(!r.ok())) {
+      if (lay != nullptr) layout->pop_back();
+      break;
+    }
     ++live;
     p = synced = r.Unread().data();  // (ReadRecord restored the batch's limit)
   }
@@ -679,7 +714,8 @@ Error BatchView::DecodeV2(const RecordsOptions& options, RecordSet* out) const {
   if (over_max) return too_many();
   Reader r(data, data_offset, options.decode);
   r.set_path(&batch);
-  ReadRecords(r, header_, &batch, &out->slots_, &out->size_);
+  if (options.layout != nullptr) options.layout->clear();
+  ReadRecords(r, header_, &batch, &out->slots_, &out->size_, options.layout);
   if (r.ok()) return {};
   if (codec == Compression::kNone) return Inconsistent(r.error());
   return InDecompressed(r.error(), payload_offset_, codec, "batch at baseOffset",

@@ -76,6 +76,28 @@ inline constexpr size_t kLogOverhead = 12;
 /// Default RecordsOptions::max_records.
 inline constexpr size_t kDefaultMaxRecords = size_t{1} << 20;
 
+/// Where the fields of one RecordBatch v2 record lie, for explain-style tools
+/// (RecordsOptions::layout). Each member is the position of the field's first byte:
+/// absolute frame offsets in an uncompressed batch, positions inside the decompressed
+/// payload in a compressed one. A field's size is the next position minus its own;
+/// `end` closes the record. Order = wire order (protocol guide "Record").
+struct RecordLayout {
+  size_t length = 0;           ///< varint length
+  size_t attributes = 0;       ///< int8
+  size_t timestamp_delta = 0;  ///< varlong
+  size_t offset_delta = 0;     ///< varint
+  size_t key_length = 0;       ///< varint (−1: null)
+  size_t key = 0;              ///< key bytes (== value_length when null or empty)
+  size_t value_length = 0;     ///< varint (−1: null)
+  size_t value = 0;            ///< value bytes
+  size_t header_count = 0;     ///< varint
+  struct Header {
+    size_t key_length = 0, key = 0, value_length = 0, value = 0;
+  };
+  std::vector<Header> headers;  ///< one per header; header k ends where k+1 starts
+  size_t end = 0;               ///< first byte after the record
+};
+
 struct RecordsOptions {
   /// Hard cap on the decompressed size of one batch (or legacy wrapper), bytes.
   /// Default 64 MiB (kDefaultMaxDecompressedBytes); see compression.h.
@@ -91,6 +113,10 @@ struct RecordsOptions {
   bool enforce_crc = true;
   /// Reader options for the varints inside records (strict by default).
   DecodeOptions decode;
+  /// When set, DecodeRecords of a v2 batch reads every record with the reference path
+  /// and leaves one RecordLayout per decoded record here (cleared first; on failure, the
+  /// records before the failing one). For explain tools; slower. Not owned.
+  std::vector<RecordLayout>* layout = nullptr;
 };
 
 /// False in builds configured with -DKWIRE_FUZZ_SKIP_CRC_CHECK=ON, where CRC mismatches

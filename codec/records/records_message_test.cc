@@ -8,6 +8,7 @@
 #include "codec/records/records_test_util.h"
 #include "codec/schema/fill.h"
 #include "codec/schema/message.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace kwire {
@@ -34,7 +35,7 @@ TEST(RecordsInMessages, ProduceRequestRecordsIterateAndReencodeVerbatim) {
     ASSERT_TRUE(a.ok() && b.ok());
     field = *a + *b;
   }
-  for (int16_t version : {int16_t{3}, int16_t{9}, int16_t{12}}) {
+  for (int16_t version : {int16_t{2}, int16_t{3}, int16_t{9}, int16_t{12}}) {
     ProduceRequest req;
     req.acks = -1;
     req.timeout_ms = 30000;
@@ -45,7 +46,17 @@ TEST(RecordsInMessages, ProduceRequestRecordsIterateAndReencodeVerbatim) {
     absl::StatusOr<std::vector<uint8_t>> frame =
         EncodeRequestFrame(version, 7, std::string("client"), req);
     ASSERT_TRUE(frame.ok()) << frame.status();
+    // Two batches in one partition: fine before v3; from v3 on the broker's rule
+    // (exactly one batch) fails validation, and an opaque decode keeps them.
     absl::StatusOr<RequestFrame> decoded = DecodeRequestFrame(*frame);
+    if (version >= 3) {
+      ASSERT_FALSE(decoded.ok());
+      EXPECT_THAT(std::string(decoded.status().message()),
+                  ::testing::StartsWith("records not allowed at byte"));
+      FrameOptions opaque;
+      opaque.records_mode = RecordsMode::kOpaque;
+      decoded = DecodeRequestFrame(*frame, opaque);
+    }
     ASSERT_TRUE(decoded.ok()) << decoded.status();
     const ProduceRequest* got = decoded->body.get<ProduceRequest>();
     ASSERT_NE(got, nullptr);
@@ -100,7 +111,14 @@ TEST(RecordsExplain, PrintHookTilesThePayload) {
   field = Cat(field, Encode(Header(Compression::kSnappy, 2), {Rec("e", "f")}));
   field = Cat(field, std::span<const uint8_t>(EmptyBatchBytes()).first(30));
   std::vector<PrintNode> nodes;
-  ASSERT_TRUE(PrintRecordBatches(field, 40, 3, "Produce.Records", nodes));
+  // A Fetch response's records: a partial last batch is allowed there.
+  constexpr FieldSpec kFetchRecords{"Records", "records", FieldType::kRecords,
+                                    FieldType::kRecords, kAllVersions, kAllVersions,
+                                    kNoVersions, -1, kAllVersions, false, false,
+                                    {RecordsLayout::kPartialTail}};
+  const std::string path = "Produce.Records";
+  ASSERT_TRUE(PrintRecordBatches(RecordsPrintInput{field, 40, 3, path, kFetchRecords, 11, 0},
+                                 nodes));
   size_t at = 40;
   for (const PrintNode& n : nodes) {
     if (n.depth != 3) continue;

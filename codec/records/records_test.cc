@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -1100,8 +1101,10 @@ TEST(RecordsExplain, RendersBatchesRecordsAndStatus) {
            "baseOffset @100: 0",
            "recordsCount @157: 1",
            "Record[0] @161: offset 0, timestamp 1700000000000",
-           "key: \"user-1\"",
-           "value: \"hello\"",
+           // An uncompressed batch: every record field at its position, in wire order.
+           "length @161: 17\n", "attributes @162: 0\n", "timestampDelta @163: 0\n",
+           "offsetDelta @164: 0\n", "keyLength @165: 6\n", "key @166: \"user-1\"",
+           "valueLen @172: 5\n", "value @173: \"hello\"", "headersCount @178: 0\n",
            "compression: zstd",
            "key: null",
            "value: \"LLLLLLLLLLLLLLLL\" … (500 bytes)",
@@ -1113,6 +1116,51 @@ TEST(RecordsExplain, RendersBatchesRecordsAndStatus) {
        }) {
     EXPECT_NE(text.find(want), std::string::npos) << "missing: " << want << "\n" << text;
   }
+}
+
+TEST(RecordsExplain, RecordFieldsAtTheirWirePositions) {
+  // length 0x18 (12), attributes, timestampDelta, offsetDelta, key "a", value null,
+  // one header "k1" = "v".
+  const std::vector<uint8_t> field = RawV2(Hex("18 00 00 00 02 61 01 02 04 6b 31 02 76"), 1);
+  const std::vector<ExplainNode> nodes = ExplainRecords(field, ExplainOptions{}, 1000);
+  const ExplainNode* rec = nullptr;
+  for (const ExplainNode& c : nodes.at(0).children) {
+    if (c.name == "Records") rec = &c.children.at(0);
+  }
+  ASSERT_NE(rec, nullptr);
+  EXPECT_EQ(rec->offset, 1061u);
+  EXPECT_EQ(rec->length, 13u);
+  struct Want {
+    const char* name;
+    size_t at, size;
+    const char* value;
+  };
+  const Want want[] = {{"length", 1061, 1, "12"},       {"attributes", 1062, 1, "0"},
+                       {"timestampDelta", 1063, 1, "0"}, {"offsetDelta", 1064, 1, "0"},
+                       {"keyLength", 1065, 1, "1"},      {"key", 1066, 1, "\"a\""},
+                       {"valueLen", 1067, 1, "-1"},      {"value", 1068, 0, "null"},
+                       {"headersCount", 1068, 1, "1"},   {"Headers[0]", 1069, 5, "\"k1\" = \"v\""}};
+  ASSERT_EQ(rec->children.size(), std::size(want));
+  for (size_t i = 0; i < std::size(want); ++i) {
+    const ExplainNode& c = rec->children[i];
+    EXPECT_EQ(c.name, want[i].name);
+    EXPECT_EQ(c.offset, want[i].at) << c.name;
+    EXPECT_EQ(c.length, want[i].size) << c.name;
+    EXPECT_EQ(c.value, want[i].value) << c.name;
+  }
+  const ExplainNode& h = rec->children.back();
+  ASSERT_EQ(h.children.size(), 4u);
+  EXPECT_EQ(h.children[0].name, "headerKeyLength");
+  EXPECT_EQ(h.children[0].offset, 1069u);
+  EXPECT_EQ(h.children[1].name, "headerKey");
+  EXPECT_EQ(h.children[1].offset, 1070u);
+  EXPECT_EQ(h.children[1].length, 2u);
+  EXPECT_EQ(h.children[2].name, "headerValueLength");
+  EXPECT_EQ(h.children[2].offset, 1072u);
+  EXPECT_EQ(h.children[3].name, "value");
+  EXPECT_EQ(h.children[3].offset, 1073u);
+  EXPECT_EQ(h.children[3].length, 1u);
+  EXPECT_EQ(h.children[3].value, "\"v\"");
 }
 
 TEST(RecordsExplain, ErrorsBecomeNodes) {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,24 @@
 #include "codec/wire/reader.h"
 
 namespace kwire {
+
+/// Checks the bytes of `records` fields while a message is decoded (DecodeOptions::
+/// records). The message decoder calls Validate for every non-null records field, right
+/// after reading its bytes; an implementation records the first failure in `r` with
+/// Reader::Fail(const Error&) (absolute offset, path under r.path(), e.g.
+/// `ProduceRequest.TopicData[0].PartitionData[0].Records.Batch[0].Record[3]`), which
+/// stops the decode. Implemented by codec/records/validate.h (RecordBatch v2 and legacy
+/// message sets under the field's RecordsPolicy). Must be safe to call from several
+/// threads at once if the options are shared.
+class RecordsValidator {
+ public:
+  virtual ~RecordsValidator() = default;
+  /// `field`: the field's spec (f.records is its policy); `version`: the message
+  /// version; `bytes`: the field's bytes (length prefix excluded), whose first byte is
+  /// at absolute offset `offset` in r's input. r.path() names the field.
+  virtual void Validate(Reader& r, const FieldSpec& field, int16_t version,
+                        std::span<const uint8_t> bytes, size_t offset) const = 0;
+};
 
 namespace schema_internal {
 
@@ -57,8 +76,13 @@ bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable, s
 inline void DecodeValue(DecodeContext& c, const FieldSpec& f, std::string& v) {
   DecodeBlob(c, f.type, c.Compact(f), false, v);
 }
+// Hands a records field's bytes, just read, to DecodeOptions::records (if set).
+void ValidateRecords(DecodeContext& c, const FieldSpec& f, const std::string& bytes);
+
 inline void DecodeValue(DecodeContext& c, const FieldSpec& f, Records& v) {
-  DecodeBlob(c, FieldType::kRecords, c.Compact(f), false, v.bytes);
+  if (DecodeBlob(c, FieldType::kRecords, c.Compact(f), false, v.bytes)) {
+    ValidateRecords(c, f, v.bytes);
+  }
 }
 
 // ---- Structs (non-array struct fields have no prefix unless nullable).
@@ -114,8 +138,12 @@ void DecodeValue(DecodeContext& c, const FieldSpec& f, std::optional<T>& v) {
     if (DecodeBlob(c, f.type, c.Compact(f), nullable, s)) v = std::move(s); else v.reset();
   } else if constexpr (std::is_same_v<T, Records>) {
     Records rec;
-    if (DecodeBlob(c, FieldType::kRecords, c.Compact(f), nullable, rec.bytes)) v = std::move(rec);
-    else v.reset();
+    if (DecodeBlob(c, FieldType::kRecords, c.Compact(f), nullable, rec.bytes)) {
+      ValidateRecords(c, f, rec.bytes);
+      v = std::move(rec);
+    } else {
+      v.reset();
+    }
   } else if constexpr (KafkaStruct<T>) {
     if (c.r.ReadStructPresence(nullable)) DecodeStruct(c, v.emplace()); else v.reset();
   } else {

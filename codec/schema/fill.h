@@ -85,6 +85,25 @@ inline std::string RandomBytes(std::mt19937_64& rng, size_t max_len) {
   return s;
 }
 
+// A records field that passes validation under the field's records policy: whole empty
+// RecordBatch v2s (exactly one where the policy requires it, else 0–2) with random
+// baseOffset and partitionLeaderEpoch (outside the CRC); random bytes for an unaligned
+// field (FetchSnapshot).
+inline std::string RandomRecords(std::mt19937_64& rng, const FieldSpec& f, int16_t version) {
+  if (f.records.layout == RecordsLayout::kUnaligned) return RandomBytes(rng, 24);
+  const size_t n = version >= f.records.one_v2_batch_from ? 1 : rng() % 3;
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    std::string b = EmptyRecordBatch();
+    const uint64_t base_offset = rng();
+    const uint32_t leader_epoch = static_cast<uint32_t>(rng());
+    for (int k = 0; k < 8; ++k) b[k] = static_cast<char>(base_offset >> (56 - 8 * k));
+    for (int k = 0; k < 4; ++k) b[12 + k] = static_cast<char>(leader_epoch >> (24 - 8 * k));
+    out += b;
+  }
+  return out;
+}
+
 template <class T>
 void FillRandomValue(std::mt19937_64& rng, int16_t version, bool flexible, const FieldSpec& f,
                      T& v) {
@@ -100,7 +119,7 @@ void FillRandomValue(std::mt19937_64& rng, int16_t version, bool flexible, const
   } else if constexpr (std::is_same_v<T, std::string>) {
     v = RandomBytes(rng, 8);
   } else if constexpr (std::is_same_v<T, Records>) {
-    v.bytes = RandomBytes(rng, 24);
+    v.bytes = RandomRecords(rng, f, version);
   } else if constexpr (KafkaStruct<T>) {
     FillRandomStruct(rng, version, flexible, v);
   } else if constexpr (IsOptionalT<T>::value) {

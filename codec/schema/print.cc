@@ -164,15 +164,26 @@ void PrintRecords(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
   if (!r.ok()) return;
   out.emplace().bytes.assign(data);
   c.b.node(n).value = size == 0 ? "empty" : absl::StrFormat("%d bytes", size);
-  if (size == 0) return;
+  if (size == 0) {
+    schema_internal::ValidateRecords(c.dc, f, out->bytes);  // e.g. Produce v3+ needs a batch
+    return;
+  }
   const std::span<const uint8_t> payload = c.b.bytes().subspan(at, static_cast<size_t>(size));
   const RecordsPrinter hook = c.b.options().records;
-  if (hook != nullptr && hook(payload, at, c.b.depth(), path, c.b.nodes())) return;
-  // Default: opaque. (Hook point for RecordBatch v2 decoding: PrintOptions::records.)
-  const size_t p = c.b.OpenAt(at, Kind::kRecords, "batches", "records", path + ".batches");
-  c.b.node(p).value = absl::StrFormat("%d bytes", size);
-  c.b.node(p).note = "record batches, not decoded here";
-  c.b.CloseAt(p, at + static_cast<size_t>(size));
+  if (hook == nullptr ||
+      !hook(RecordsPrintInput{payload, at, c.b.depth(), path, f, c.dc.version, r.quirks()},
+            c.b.nodes())) {
+    // Default: opaque. (Hook point for RecordBatch v2 decoding: PrintOptions::records.)
+    const size_t p = c.b.OpenAt(at, Kind::kRecords, "batches", "records", path + ".batches");
+    c.b.node(p).value = absl::StrFormat("%d bytes", size);
+    c.b.node(p).note = f.records.layout == RecordsLayout::kUnaligned
+                           ? "a byte range of a snapshot, not aligned to batches (not parsed)"
+                           : "record batches, not decoded here";
+    c.b.CloseAt(p, at + static_cast<size_t>(size));
+  }
+  // The verdict is the decoder's: the same validation (DecodeOptions::records), after
+  // the nodes are drawn.
+  schema_internal::ValidateRecords(c.dc, f, out->bytes);
 }
 
 size_t OpenTaggedFields(PrintContext& c, const std::string& path, uint32_t* count) {
@@ -279,9 +290,51 @@ void Pad(std::string& out, const std::string& s, size_t width) {
   out += "  ";
 }
 
+// `s` cut to at most `width` code points, the last one "…" when cut.
+std::string Ellipsize(const std::string& s, size_t width) {
+  if (DisplayWidth(s) <= width) return s;
+  if (width == 0) return "";
+  std::string out;
+  size_t w = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char ch = static_cast<unsigned char>(s[i]);
+    if ((ch & 0xc0) != 0x80 && ++w == width) break;  // room for "…" only
+    out.push_back(s[i]);
+  }
+  return out + "…";
+}
+
+// Appends `text` as lines of at most `width` columns, each indented by `indent` spaces,
+// broken at spaces (a word longer than the room is cut).
+void AppendWrapped(std::string& out, const std::string& text, size_t indent, size_t width) {
+  const size_t room = width > indent + 8 ? width - indent : 8;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (i == text.size()) break;
+    size_t end = i, cols = 0, last_space = std::string::npos;
+    while (end < text.size() && cols < room) {
+      const unsigned char ch = static_cast<unsigned char>(text[end]);
+      if (text[end] == ' ') last_space = end;
+      if ((ch & 0xc0) != 0x80) ++cols;
+      ++end;
+    }
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80) ++end;
+    if (end < text.size() && text[end] != ' ' && last_space != std::string::npos &&
+        last_space > i) {
+      end = last_space;
+    }
+    out.append(indent, ' ');
+    out.append(text, i, end - i);
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += '\n';
+    i = end;
+  }
+}
+
 }  // namespace
 
-std::string RenderObjectTree(const std::vector<PrintNode>& nodes) {
+std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width) {
   const size_t n = nodes.size();
   // has_next[i]: a later sibling follows node i (backward scan, see below).
   std::vector<bool> has_next(n, false);
@@ -326,17 +379,43 @@ std::string RenderObjectTree(const std::vector<PrintNode>& nodes) {
     w_value = std::max(w_value, std::min<size_t>(DisplayWidth(r.value), 48));
     w_range = std::max(w_range, DisplayWidth(r.range));
   }
+  if (width > 0) {
+    // The value column gives way first (to no less than 10 columns), then the type
+    // column (to no less than 12).
+    const size_t fixed = w_name + 2 + 2 + 2 + w_range;  // + type + value
+    const size_t room = width > fixed ? width - fixed : 0;
+    if (w_type + w_value > room) {
+      w_value = std::max<size_t>(10, room > w_type ? room - w_type : 0);
+      if (w_type + w_value > room) w_type = std::max<size_t>(12, room > w_value ? room - w_value : 0);
+    }
+  }
   std::string out;
   for (const Row& r : rows) {
     std::string line;
     Pad(line, r.name, w_name);
-    Pad(line, r.type, w_type);
-    Pad(line, r.value, w_value);
-    if (r.note.empty()) {
+    Pad(line, width > 0 ? Ellipsize(r.type, w_type) : r.type, w_type);
+    Pad(line, width > 0 ? Ellipsize(r.value, w_value) : r.value, w_value);
+    // A shortened value is given whole on a continuation line ("= value"), before the
+    // note.
+    const bool cut = width > 0 && DisplayWidth(r.value) > w_value;
+    if (r.note.empty() && !cut) {
       line += r.range;
-    } else {
+    } else if (width == 0) {
       Pad(line, r.range, w_range);
       line += r.note;
+    } else {
+      Pad(line, r.range, w_range);
+      if (!cut && DisplayWidth(line) + DisplayWidth(r.note) <= width) {
+        line += r.note;
+      } else {  // continuation lines, under the type column
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out += line;
+        out += '\n';
+        const size_t indent = std::min(w_name + 2, width / 2);
+        if (cut) AppendWrapped(out, r.value, indent, width);
+        if (!r.note.empty()) AppendWrapped(out, r.note, indent, width);
+        continue;
+      }
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line;

@@ -80,13 +80,23 @@ struct PrintNode {
   bool failed = false;       ///< Decoding failed inside (or at the end of) this node.
 };
 
-/// Hook for records payloads (Produce/Fetch/ShareFetch `records`). Called with the
-/// payload bytes (length prefix excluded), their absolute offset and the depth and path
-/// its nodes take; appends nodes that tile [offset, offset + data.size()) and returns
-/// true, or returns false to keep the default (one opaque `batches` node). The record
-/// batch decoder (codec/records/) plugs in here.
-using RecordsPrinter = bool (*)(std::span<const uint8_t> data, size_t offset, int depth,
-                                const std::string& path, std::vector<PrintNode>& out);
+/// What a RecordsPrinter is given: one records field's payload and where it stands.
+struct RecordsPrintInput {
+  std::span<const uint8_t> data;  ///< The payload bytes (length prefix excluded).
+  size_t offset;                  ///< Absolute offset of data[0].
+  int depth;                      ///< Depth of the nodes to append.
+  const std::string& path;        ///< Path of the field; node paths go under it.
+  const FieldSpec& field;         ///< The field (field.records: its records policy).
+  int16_t version;                ///< The message version (the policy's rules use it).
+  uint32_t quirks;                ///< DecodeOptions::quirks in force.
+};
+
+/// Hook for records payloads (Produce/Fetch/ShareFetch `records`): appends nodes that
+/// tile [offset, offset + data.size()) and returns true, or returns false to keep the
+/// default (one opaque `batches` node). The record batch decoder (codec/records/) plugs
+/// in here. The field's verdict is not the printer's: with DecodeOptions::records set,
+/// the explain visitor validates the payload as the decoder does, after the printer.
+using RecordsPrinter = bool (*)(const RecordsPrintInput& in, std::vector<PrintNode>& out);
 
 /// Options of the explain visitor.
 struct PrintOptions {
@@ -94,6 +104,10 @@ struct PrintOptions {
   bool show_secrets = false;         ///< Print sensitive fields instead of redacting them.
   size_t max_value_chars = 64;       ///< Longer strings / bytes are shortened with "...".
   RecordsPrinter records = nullptr;  ///< See RecordsPrinter; nullptr: opaque.
+  /// Frame explanations (codec/protocol/explain.h) validate records fields as frame
+  /// decoding does (FrameOptions::records_mode), so their verdict is the decoder's;
+  /// kOpaque leaves them unexamined. (`decode.records`, if set, is used as it is.)
+  RecordsMode records_mode = RecordsMode::kValidate;
   /// Elements shown per array; the rest are decoded (by decode.h, so failures are the
   /// decoder's) and summarized in one node. Bounds the tree of a hostile frame.
   size_t max_array_elements = 1000;
@@ -489,7 +503,13 @@ void PrintBody(Reader& r, int16_t version, PrintBuilder& b, M& out, const PrintS
 /// The object tree as text, in the documentation pages' style: one row per node with
 /// tree branches, label, type, `= value detail`, `[0xOFFS, NB]` and a note. Nodes marked
 /// `failed` get a trailing "<-- decoding stopped here".
-std::string RenderObjectTree(const std::vector<PrintNode>& nodes);
+/// `width` > 0 fits every row in that many columns (code points): the value column is
+/// shortened with "…" first (to 10 columns; the whole value follows on an indented
+/// continuation line), then the type column (to 12), and notes that do not fit move to
+/// continuation lines too, wrapped at word boundaries; the
+/// tree and range columns stay whole (a tree too deep for the width leaves its rows
+/// long). 0: no limit.
+std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width = 0);
 
 /// The bytes as a hex dump, 16 per row, with an offset column, a column header, and
 /// per row a region map (F frame, H header, B body, R records, T tagged fields);

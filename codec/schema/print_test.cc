@@ -301,14 +301,15 @@ TEST(ExplainTest, TaggedFields) {
 }
 
 // Records: opaque by default, or whatever the RecordsPrinter hook appends.
-bool FakeBatches(std::span<const uint8_t> data, size_t offset, int depth, const std::string& path,
-                 std::vector<PrintNode>& out) {
+bool FakeBatches(const RecordsPrintInput& in, std::vector<PrintNode>& out) {
+  EXPECT_EQ(in.field.records.layout, RecordsLayout::kWholeBatches);  // Produce's policy
+  EXPECT_EQ(in.version, 9);
   PrintNode n;
   n.kind = Kind::kRecords;
-  n.depth = depth;
-  n.offset = offset;
-  n.size = data.size();
-  n.path = path + ".RecordBatch[0]";
+  n.depth = in.depth;
+  n.offset = in.offset;
+  n.size = in.data.size();
+  n.path = in.path + ".RecordBatch[0]";
   n.label = "RecordBatch[0]";
   n.type = "RecordBatch v2";
   out.push_back(n);

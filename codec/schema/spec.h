@@ -58,6 +58,46 @@ enum class FieldType : uint8_t {
 /// Kafka's name for a scalar FieldType ("int32", "string", ...); "struct"/"array" else.
 const char* FieldTypeName(FieldType t);
 
+/// How the bytes of a `records` field are laid out (the records policy's layout).
+enum class RecordsLayout : uint8_t {
+  kNotRecords = 0,  ///< The field is not a records field.
+  /// Complete batches back to back; a batch cut short is corrupt (Produce requests:
+  /// the broker rejects a truncated batch).
+  kWholeBatches,
+  /// Complete batches, then possibly one batch cut short at the end (Fetch / ShareFetch
+  /// responses stop at the partition's max bytes; clients drop the partial batch).
+  kPartialTail,
+  /// A raw byte range that need not start or end at a batch boundary (FetchSnapshot
+  /// `UnalignedRecords`, KIP-630: a chunk of a snapshot file). Never parsed as batches.
+  kUnaligned,
+};
+
+/// The records policy of one `records` field: what its bytes may hold, by version.
+/// Declared once, with its sources, in tools/generate.py (RECORDS_POLICY) and carried
+/// in FieldSpec::records; applied by records validation (codec/records/validate.h) in
+/// frame decoding and by `kwire explain`. Table and sources: codec/records/README.md.
+struct RecordsPolicy {
+  RecordsLayout layout = RecordsLayout::kNotRecords;
+  /// From this version on, the field holds exactly one batch and it is magic 2
+  /// (Produce v3+: Java's ProduceRequest.validateRecords); kMaxVersion + 1 as int32:
+  /// never. Kept as int32 so "never" is out of every version's range.
+  int32_t one_v2_batch_from = 0x8000;
+  /// Versions below this may not carry zstd batches (KIP-110: Produce v7); 0: any.
+  int16_t zstd_from = 0;
+  /// Where the rules come from (Java code paths, KIPs), for error texts and docs.
+  const char* source = "";
+};
+
+/// What frame decoding (and `kwire explain`) does with the bytes of `records` fields.
+enum class RecordsMode : uint8_t {
+  /// Keep them verbatim and never look inside (a proxy forwarding batches it trusts).
+  kOpaque,
+  /// Walk every batch under the field's RecordsPolicy — header, CRC, record framing,
+  /// counts, decompression within the caps — and fail the decode on the first fault
+  /// (codec/records/validate.h). The bytes are still kept verbatim.
+  kValidate,
+};
+
 /// Everything the visitors need to know about one field. All facts come from the
 /// definition files; see codec/defs/README.md for their meaning.
 struct FieldSpec {
@@ -74,6 +114,7 @@ struct FieldSpec {
                               ///< e.g. RequestHeader.ClientId: never).
   bool ignorable;             ///< Dropped silently when the target version lacks it.
   bool sensitive;             ///< Redacted by printers (credentials, HMACs, SASL bytes).
+  RecordsPolicy records = {}; ///< For kRecords fields: layout and rules by version.
 
   constexpr bool IsTagged() const { return tag >= 0; }
 };

@@ -17,6 +17,16 @@ bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable, s
   return true;
 }
 
+void ValidateRecords(DecodeContext& c, const FieldSpec& f, const std::string& bytes) {
+  const RecordsValidator* v = c.r.options().records;
+  if (v == nullptr || !c.r.ok()) return;
+  // The bytes were just read: they end at the reader's offset.
+  v->Validate(c.r, f, c.version,
+              std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                       bytes.size()),
+              c.r.offset() - bytes.size());
+}
+
 void CheckTagConsumed(DecodeContext& c, size_t at, uint32_t tag, uint32_t size) {
   if (c.r.ok() && !c.r.AtEnd()) {
     c.r.Fail(ErrorKind::kTagSizeMismatch, at,

@@ -32,6 +32,7 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kCorruptRecords: return "corrupt records";
     case ErrorKind::kCrcMismatch: return "crc mismatch";
     case ErrorKind::kCompressionError: return "compression error";
+    case ErrorKind::kRecordsNotAllowed: return "records not allowed";
   }
   return "unknown error";
 }

@@ -46,6 +46,10 @@ enum class ErrorKind : uint8_t {
   kCorruptRecords,       ///< RecordBatch framing inconsistent (magic, lengths, counts).
   kCrcMismatch,          ///< RecordBatch / message CRC does not match its bytes.
   kCompressionError,     ///< Decompression failed, or output would exceed the cap.
+  /// Record batches sound in themselves but not allowed in their field at this version
+  /// (its RecordsPolicy: e.g. a Produce v3+ partition with two batches, or zstd in
+  /// Produce v3–6; codec/records/validate.h).
+  kRecordsNotAllowed,
 };
 
 /// Short stable name of an ErrorKind, e.g. "truncated", "varint too long".

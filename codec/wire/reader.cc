@@ -22,6 +22,11 @@ std::string RenderPath(const PathNode* leaf) {
   return out;
 }
 
+void Reader::Fail(const Error& e) {
+  if (error_.kind == ErrorKind::kOk) error_ = e;
+  cur_ = end_;
+}
+
 void Reader::Fail(ErrorKind kind, size_t at, std::string detail) {
   if (error_.kind == ErrorKind::kOk) {
     if (kind == ErrorKind::kTruncated && tag_at_ != kNoTag) {

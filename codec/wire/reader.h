@@ -59,9 +59,16 @@ inline constexpr uint32_t kQuirksJava =
     kQuirkNonCanonicalVarint | kQuirkVarintExtraBits | kQuirkAnyNonZeroBool |
     kQuirkAnyNegativeLengthIsNull | kQuirkUnorderedTags | kQuirkAnyStructMarker;
 
+class RecordsValidator;  // codec/schema/decode.h
+
 /// Options for decoding. Default: strict.
 struct DecodeOptions {
   uint32_t quirks = 0;  ///< Bitwise OR of Quirk values.
+  /// Checks the bytes of every `records` field as the message decoder reads them
+  /// (codec/records/validate.h has the implementation; frame decoding installs it by
+  /// default, see FrameOptions::records_mode). nullptr: records stay opaque bytes.
+  /// Not owned; must outlive the decode.
+  const RecordsValidator* records = nullptr;
 };
 
 /// One level of the field path, kept on the decoder's (or encoder's) stack and linked to
@@ -107,6 +114,8 @@ class Reader {
   std::span<const uint8_t> Unread() const {
     return {cur_, static_cast<size_t>(end_ - cur_)};
   }
+  /// The DecodeOptions in force.
+  const DecodeOptions& options() const { return options_; }
   /// The DecodeOptions::quirks in force.
   uint32_t quirks() const { return options_.quirks; }
   bool has_quirk(Quirk q) const { return (options_.quirks & q) != 0; }
@@ -287,6 +296,10 @@ class Reader {
 
   /// Records a failure at absolute offset `at` (first failure wins) and drains.
   void Fail(ErrorKind kind, size_t at, std::string detail = {});
+  /// Records a complete failure found by another decoder over this reader's bytes
+  /// (e.g. records validation: kind, absolute offset, its own path and detail); first
+  /// failure wins, then drains. `e` must not be ok().
+  void Fail(const Error& e);
   /// Records a failure at the current offset.
   void Fail(ErrorKind kind, std::string detail = {}) { Fail(kind, offset(), std::move(detail)); }
 

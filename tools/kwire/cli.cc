@@ -1,5 +1,6 @@
 #include "tools/kwire/cli.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -65,37 +66,58 @@ constexpr const char* kMinimalUsage =
     "request)\n";
 
 constexpr const char* kDecodeUsage =
-    "usage: kwire decode <request|response> [--api K --version V] [--binary] [--quirks LIST]\n"
+    "usage: kwire decode <request|response> [--api K --version V | --requests FILE]\n"
+    "                    [--binary] [--quirks LIST] [--records validate|opaque] [--quiet]\n"
     "\n"
-    "Reads one frame (size prefix included) from stdin: hex (whitespace ignored), or raw\n"
-    "bytes with --binary. Prints the re-encoded frame as hex and exits 0 when it decodes\n"
-    "and re-encodes to the same bytes. Exits 1 with the precise error otherwise (e.g.\n"
-    "\"truncated at byte 17 in FetchRequest.Topics[0].FetchOffset (need 8, have 3)\"), or,\n"
-    "when the frame decodes but re-encodes differently (possible only under --quirks),\n"
-    "prints the canonical re-encoding and says where it differs.\n"
+    "Reads frames (size prefix included, any number back to back) from stdin: hex\n"
+    "(whitespace ignored), or raw bytes with --binary. For each frame prints its\n"
+    "re-encoding as hex on stdout and a summary on stderr, e.g.\n"
+    "  ProduceRequest v9, request header v2, 138 bytes, re-encoding identical\n"
+    "Exits 0 when every frame decodes and re-encodes to the same bytes; 1 otherwise,\n"
+    "with the precise error (e.g. \"truncated at byte 17 in\n"
+    "FetchRequest.Topics[0].FetchOffset (need 8, have 3)\"; byte offsets count from the\n"
+    "frame's first byte, and a stream's messages name the frame and where it starts), or,\n"
+    "when a frame decodes but re-encodes differently (possible only under --quirks), the\n"
+    "canonical re-encoding and where it differs.\n"
+    "\n"
+    "Record batches in records fields (Produce, Fetch, ShareFetch) are validated: CRC,\n"
+    "record framing and counts, decompression, and the protocol's rules for the field (a\n"
+    "partial last batch only at the end of a Fetch/ShareFetch partition, exactly one magic 2\n"
+    "batch per Produce v3+ partition). FetchSnapshot's UnalignedRecords is a raw byte range\n"
+    "and is never parsed.\n"
     "\n"
     "options:\n"
-    "  --api K          API key or name; required for responses (their header does not\n"
-    "                   carry it), checked against the header for requests\n"
-    "  --version V      API version; required for responses, checked for requests\n"
-    "  --binary         stdin holds raw bytes instead of hex\n"
+    "  --api K          API key or name; for responses (their header does not carry it)\n"
+    "                   with --version, or checked against each request's header\n"
+    "  --version V      API version; for responses, or checked for requests\n"
+    "  --requests FILE  responses: the request stream they answer (hex, or raw with\n"
+    "                   --binary); each response's API and version come from the request\n"
+    "                   with its correlation id\n"
+    "  --binary         input is raw bytes instead of hex\n"
     "  --quirks LIST    accept what Apache Kafka's Java code accepts: `java` (all), or a\n"
     "                   comma-separated list of non-canonical-varint, varint-extra-bits,\n"
     "                   any-nonzero-bool, any-negative-length-is-null, unordered-tags,\n"
-    "                   any-struct-marker (default: strict)\n";
+    "                   any-struct-marker (default: strict); they apply inside records too\n"
+    "  --records MODE   validate (default) or opaque: keep records fields unexamined\n"
+    "  --quiet          no summary lines (errors are still printed)\n";
 
 constexpr const char* kExplainUsage =
-    "usage: kwire explain <request|response> [--api K --version V] [--binary] [--quirks LIST]\n"
-    "                     [--show-secrets]\n"
+    "usage: kwire explain <request|response> [--api K --version V | --requests FILE]\n"
+    "                     [--binary] [--quirks LIST] [--records validate|opaque]\n"
+    "                     [--width N] [--show-secrets]\n"
     "\n"
-    "Reads one frame like `kwire decode` and prints its byte layout (16 bytes per row,\n"
-    "with a region map) and its object tree: frame, header and body, every field with\n"
-    "[offset, size], Kafka type and value, and the length / count / tagged-field rows.\n"
-    "Sensitive fields (SASL auth bytes, token HMACs, SCRAM salts and salted passwords) are\n"
-    "redacted unless --show-secrets. Exits 1, after printing the tree up to the failure,\n"
-    "when the frame does not decode.\n"
+    "Reads frames like `kwire decode` and prints, for each, its byte layout (16 bytes per\n"
+    "row, with a region map) and its object tree: frame, header and body, every field with\n"
+    "[offset, size], Kafka type and value, and the length / count / tagged-field rows;\n"
+    "record batches down to each record's fields. Sensitive fields (SASL auth bytes, token\n"
+    "HMACs, SCRAM salts and salted passwords) are redacted unless --show-secrets. Exits 1,\n"
+    "after printing the tree up to the failure, when a frame does not decode — a corrupt\n"
+    "record batch included (shown as an error node), unless --records opaque.\n"
     "\n"
-    "options: --api, --version, --binary, --quirks as for `kwire decode`, and\n"
+    "options: --api, --version, --requests, --binary, --quirks, --records as for\n"
+    "`kwire decode`, and\n"
+    "  --width N        fit the object tree in N columns (default 120; 0: no limit):\n"
+    "                   long values are shortened, long notes wrap\n"
     "  --show-secrets   print sensitive fields and their bytes\n";
 
 constexpr const char* kConformanceUsage =
@@ -370,6 +392,7 @@ struct FrameInput {
   const ApiInfo* api = nullptr;    // --api
   std::optional<int16_t> version;  // --version
   uint32_t quirks = 0;
+  RecordsMode records = RecordsMode::kValidate;  // --records
   std::vector<uint8_t> bytes;
 };
 
@@ -391,10 +414,24 @@ bool ParseFrameArgs(const Args& a, FrameInput& f, Usage& u) {
     }
     f.version = version;
   }
-  if (f.dir == Direction::kResponse && (f.api == nullptr || !f.version)) {
-    return u.Fail("a response needs --api and --version (its header does not name them)");
+  if (f.dir == Direction::kResponse && (f.api == nullptr || !f.version) &&
+      !a.Get("requests")) {
+    return u.Fail(
+        "a response needs --api and --version, or --requests (its header does not name them)");
+  }
+  if (a.Get("requests") && (f.api != nullptr || f.version)) {
+    return u.Fail("--requests and --api/--version exclude each other");
   }
   if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, f.quirks, u)) return false;
+  if (auto m = a.Get("records")) {
+    if (*m == "validate") {
+      f.records = RecordsMode::kValidate;
+    } else if (*m == "opaque") {
+      f.records = RecordsMode::kOpaque;
+    } else {
+      return u.Fail("--records takes 'validate' or 'opaque', not '" + *m + "'");
+    }
+  }
   return true;
 }
 
@@ -425,78 +462,273 @@ bool CheckRequestHeader(const FrameInput& f, int16_t key, int16_t version, std::
   return true;
 }
 
-int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err, Usage& u) {
-  FrameInput f;
-  if (int rc = ReadFrameInput(a, in, err, "decode", f, u); rc >= 0) return rc;
+// ---- Streams of frames.
+
+// One frame of an input stream: its bytes and the offset of its first byte in the stream.
+struct StreamFrame {
+  size_t at = 0;
+  std::span<const uint8_t> bytes;
+};
+
+// Splits `in` into size-prefixed frames (SplitFrame). When the first frame is not whole
+// (size prefix cut, negative, too large or past the input), the whole input is the one
+// "frame", so that the decoder reports the fault precisely. When a later one is not,
+// `error` says why and `frames` holds the whole ones before it.
+std::vector<StreamFrame> SplitStream(std::span<const uint8_t> in, std::string& error) {
+  std::vector<StreamFrame> frames;
+  size_t pos = 0;
+  while (pos < in.size()) {
+    const SplitResult r = SplitFrame(in.subspan(pos));
+    if (r.status == SplitResult::kFrame) {
+      frames.push_back({pos, r.frame});
+      pos += r.frame.size();
+      continue;
+    }
+    if (frames.empty()) {
+      frames.push_back({0, in});
+    } else if (r.status == SplitResult::kNeedMore) {
+      error = absl::StrFormat(
+          "the stream ends inside frame %d: %d bytes from byte %d, %d more needed",
+          frames.size() + 1, in.size() - pos, pos, r.need);
+    } else {
+      error = absl::StrFormat("frame %d at byte %d: %s", frames.size() + 1, pos,
+                              r.error.ToString());
+    }
+    break;
+  }
+  return frames;
+}
+
+// "frame 2 at byte 140: " for streams of several frames, "" for one.
+std::string FramePrefix(const std::vector<StreamFrame>& frames, size_t i) {
+  return frames.size() > 1 ? absl::StrFormat("frame %d at byte %d: ", i + 1, frames[i].at) : "";
+}
+
+// (api key, version) of each request in --requests FILE, by correlation id: how
+// `kwire decode/explain response` finds what each response of a stream answers.
+using CorrelationMap = std::map<int32_t, std::pair<int16_t, int16_t>>;
+
+bool ReadCorrelationMap(const std::string& file, bool binary, CorrelationMap& map,
+                        std::string& error) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    error = "cannot read --requests file " + file;
+    return false;
+  }
+  std::vector<uint8_t> bytes;
+  if (!ReadInput(in, binary, bytes, error)) {
+    error = file + ": " + error;
+    return false;
+  }
+  std::string split_error;
+  const std::vector<StreamFrame> frames = SplitStream(bytes, split_error);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    // The request header starts with api key, version and correlation id (read
+    // through the Reader, never by hand).
+    Reader r(frames[i].bytes);
+    r.ReadInt32();  // size
+    const int16_t key = r.ReadInt16();
+    const int16_t version = r.ReadInt16();
+    const int32_t correlation_id = r.ReadInt32();
+    if (!r.ok() || !split_error.empty()) {
+      error = absl::StrFormat("%s: %s", file,
+                              split_error.empty() ? "request frame " + std::to_string(i + 1) +
+                                                        " is shorter than a request header"
+                                                  : split_error);
+      return false;
+    }
+    map[correlation_id] = {key, version};
+  }
+  return true;
+}
+
+// For responses: the (api, version) of frame `bytes`, from --api/--version or the map.
+bool ResponseApi(const FrameInput& f, const CorrelationMap* map, std::span<const uint8_t> bytes,
+                 int16_t& key, int16_t& version, std::string& error) {
+  if (map == nullptr) {
+    key = f.api->api_key;
+    version = *f.version;
+    return true;
+  }
+  Reader r(bytes);
+  r.ReadInt32();  // size
+  const int32_t correlation_id = r.ReadInt32();
+  if (!r.ok()) {
+    error = "shorter than a response header: no correlation id";
+    return false;
+  }
+  auto it = map->find(correlation_id);
+  if (it == map->end()) {
+    error = absl::StrFormat("no request with correlation id %d in --requests", correlation_id);
+    return false;
+  }
+  key = it->second.first;
+  version = it->second.second;
+  return true;
+}
+
+// Reads --requests (if given) into `map`. Returns an exit status to stop with, or -1.
+int LoadRequests(const Args& a, const FrameInput& f, std::ostream& err, const char* cmd,
+                 CorrelationMap& map, const CorrelationMap*& use, Usage& u) {
+  use = nullptr;
+  auto file = a.Get("requests");
+  if (!file) return -1;
+  if (f.dir != Direction::kResponse) {
+    u.Fail("--requests is for responses");
+    return kExitUsage;
+  }
+  std::string error;
+  if (!ReadCorrelationMap(*file, a.flags.count("binary") > 0, map, error)) {
+    err << "kwire " << cmd << ": " << error << "\n";
+    return kExitFailure;
+  }
+  use = &map;
+  return -1;
+}
+
+// Decodes one frame of the stream; prints its re-encoding and a summary. Returns true
+// when it decodes and re-encodes to the same bytes.
+bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const uint8_t> bytes,
+               const std::string& prefix, bool quiet, std::ostream& out, std::ostream& err) {
   FrameOptions options;
   options.decode.quirks = f.quirks;
+  options.records_mode = f.records;
   absl::StatusOr<std::vector<uint8_t>> again;
   std::string what;
   if (f.dir == Direction::kRequest) {
-    auto frame = DecodeRequestFrame(f.bytes, options);
+    auto frame = DecodeRequestFrame(bytes, options);
     if (!frame.ok()) {
-      err << "kwire decode: " << frame.status().message() << "\n";
-      return kExitFailure;
+      err << "kwire decode: " << prefix << frame.status().message() << "\n";
+      return false;
     }
     if (!CheckRequestHeader(f, frame->api_key(), frame->api_version(), err, "decode")) {
-      return kExitFailure;
+      return false;
     }
-    what = absl::StrFormat("%s v%d", frame->body.spec().name, frame->api_version());
+    what = absl::StrFormat("%s v%d, request header v%d", frame->body.spec().name,
+                           frame->api_version(), frame->header_version);
     again = EncodeRequestFrame(frame->header, frame->body);
   } else {
-    auto frame = DecodeResponseFrame(f.bytes, f.api->api_key, *f.version, options);
-    if (!frame.ok()) {
-      err << "kwire decode: " << frame.status().message() << "\n";
-      return kExitFailure;
+    int16_t key = 0, version = 0;
+    std::string error;
+    if (!ResponseApi(f, map, bytes, key, version, error)) {
+      err << "kwire decode: " << prefix << error << "\n";
+      return false;
     }
-    what = absl::StrFormat("%s v%d", frame->body.spec().name, *f.version);
-    again = EncodeResponseFrame(frame->header, f.api->api_key, *f.version, frame->body);
+    auto frame = DecodeResponseFrame(bytes, key, version, options);
+    if (!frame.ok()) {
+      err << "kwire decode: " << prefix << frame.status().message() << "\n";
+      return false;
+    }
+    what = absl::StrFormat("%s v%d, response header v%d", frame->body.spec().name, version,
+                           frame->header_version);
+    again = EncodeResponseFrame(frame->header, key, version, frame->body);
   }
   if (!again.ok()) {
-    err << "kwire decode: " << what
+    err << "kwire decode: " << prefix << what
         << " decoded, but re-encoding failed: " << again.status().message() << "\n";
-    return kExitFailure;
+    return false;
   }
   out << Hex(*again) << "\n";
-  if (*again != f.bytes) {
+  if (!std::equal(again->begin(), again->end(), bytes.begin(), bytes.end())) {
     size_t i = 0;
-    while (i < again->size() && i < f.bytes.size() && (*again)[i] == f.bytes[i]) ++i;
-    err << "kwire decode: " << what
+    while (i < again->size() && i < bytes.size() && (*again)[i] == bytes[i]) ++i;
+    err << "kwire decode: " << prefix << what
         << absl::StrFormat(
                " decoded, but re-encodes differently (%d bytes in, %d out; first "
                "difference at byte %d): the input is not canonical%s\n",
-               f.bytes.size(), again->size(), i, f.quirks != 0 ? " (accepted under --quirks)" : "");
-    return kExitFailure;
+               bytes.size(), again->size(), i, f.quirks != 0 ? " (accepted under --quirks)" : "");
+    return false;
   }
-  return kExitOk;
+  if (!quiet) err << prefix << what << absl::StrFormat(", %d bytes, re-encoding identical\n", bytes.size());
+  return true;
+}
+
+int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err, Usage& u) {
+  FrameInput f;
+  if (int rc = ReadFrameInput(a, in, err, "decode", f, u); rc >= 0) return rc;
+  CorrelationMap map;
+  const CorrelationMap* use = nullptr;
+  if (int rc = LoadRequests(a, f, err, "decode", map, use, u); rc >= 0) return rc;
+  std::string split_error;
+  const std::vector<StreamFrame> frames = SplitStream(f.bytes, split_error);
+  const bool quiet = a.flags.count("quiet") > 0;
+  size_t good = 0;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    good += DecodeOne(f, use, frames[i].bytes, FramePrefix(frames, i), quiet, out, err);
+  }
+  if (!split_error.empty()) err << "kwire decode: " << split_error << "\n";
+  if (frames.size() > 1 && !quiet) {
+    err << absl::StrFormat("%d frames, %d decoded and re-encoded identically\n", frames.size(),
+                           good);
+  }
+  return good == frames.size() && split_error.empty() ? kExitOk : kExitFailure;
 }
 
 int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& err, Usage& u) {
   FrameInput f;
   if (int rc = ReadFrameInput(a, in, err, "explain", f, u); rc >= 0) return rc;
+  size_t width = 120;
+  if (auto w = a.Get("width")) {
+    auto n = ParseNumber(*w);
+    if (!n || *n < 0 || *n > 100000) {
+      u.Fail("--width takes a number of columns (0: no limit), not '" + *w + "'");
+      return kExitUsage;
+    }
+    width = static_cast<size_t>(*n);
+  }
+  CorrelationMap map;
+  const CorrelationMap* use = nullptr;
+  if (int rc = LoadRequests(a, f, err, "explain", map, use, u); rc >= 0) return rc;
   PrintOptions options;
   options.decode.quirks = f.quirks;
+  options.records_mode = f.records;
   options.show_secrets = a.flags.count("show-secrets") > 0;
 #if KWIRE_HAVE_RECORDS_PRINT
   options.records = &PrintRecordBatches;  // RecordBatch v2 / message set rows
 #endif
-  const FrameExplanation ex =
-      f.dir == Direction::kRequest
-          ? ExplainRequestFrame(f.bytes, options)
-          : ExplainResponseFrame(f.bytes, f.api->api_key, *f.version, options);
-  out << ex.title << "\n\n"
-      << RenderByteLayout(ex.bytes, ex.nodes) << "\nobject tree\n"
-      << RenderObjectTree(ex.nodes);
-  if (!ex.status.ok()) {
-    err << "kwire explain: " << ex.status.message() << "\n";
-    return kExitFailure;
+  std::string split_error;
+  const std::vector<StreamFrame> frames = SplitStream(f.bytes, split_error);
+  size_t good = 0;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const std::span<const uint8_t> bytes = frames[i].bytes;
+    const std::string prefix = FramePrefix(frames, i);
+    if (frames.size() > 1) {
+      out << (i > 0 ? "\n" : "")
+          << absl::StrFormat("== frame %d of %d, at byte %d of the stream ==\n", i + 1,
+                             frames.size(), frames[i].at);
+    }
+    FrameExplanation ex;
+    if (f.dir == Direction::kRequest) {
+      ex = ExplainRequestFrame(bytes, options);
+    } else {
+      int16_t key = 0, version = 0;
+      std::string error;
+      if (!ResponseApi(f, use, bytes, key, version, error)) {
+        err << "kwire explain: " << prefix << error << "\n";
+        continue;
+      }
+      ex = ExplainResponseFrame(bytes, key, version, options);
+    }
+    std::string tree = RenderObjectTree(ex.nodes, width);
+    if (tree.empty() || tree.back() != '\n') tree += '\n';
+    out << ex.title << "\n\n"
+        << RenderByteLayout(ex.bytes, ex.nodes) << "\nobject tree\n"
+        << tree;
+    if (!ex.status.ok()) {
+      err << "kwire explain: " << prefix << ex.status.message() << "\n";
+      continue;
+    }
+    if (f.dir == Direction::kRequest) {
+      Reader r(bytes);
+      r.ReadInt32();  // size
+      const int16_t key = r.ReadInt16();
+      const int16_t version = r.ReadInt16();
+      if (r.ok() && !CheckRequestHeader(f, key, version, err, "explain")) continue;
+    }
+    ++good;
   }
-  if (f.dir == Direction::kRequest && f.bytes.size() >= 8) {
-    const int16_t key = static_cast<int16_t>((f.bytes[4] << 8) | f.bytes[5]);
-    const int16_t version = static_cast<int16_t>((f.bytes[6] << 8) | f.bytes[7]);
-    if (!CheckRequestHeader(f, key, version, err, "explain")) return kExitFailure;
-  }
-  return kExitOk;
+  if (!split_error.empty()) err << "kwire explain: " << split_error << "\n";
+  return good == frames.size() && split_error.empty() ? kExitOk : kExitFailure;
 }
 
 namespace fs = std::filesystem;
@@ -579,8 +811,10 @@ const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
       {"apis", kApisUsage, {}, {}},
       {"minimal", kMinimalUsage, {}, {}},
-      {"decode", kDecodeUsage, {"api", "version", "quirks"}, {"binary"}},
-      {"explain", kExplainUsage, {"api", "version", "quirks"}, {"binary", "show-secrets"}},
+      {"decode", kDecodeUsage, {"api", "version", "quirks", "records", "requests"},
+       {"binary", "quiet"}},
+      {"explain", kExplainUsage, {"api", "version", "quirks", "records", "requests", "width"},
+       {"binary", "show-secrets"}},
       {"conformance", kConformanceUsage, {"expected-failures", "junit", "json"}, {}},
   };
   return commands;

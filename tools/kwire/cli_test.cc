@@ -102,7 +102,14 @@ TEST(KwireCli, DecodeRoundTrip) {
   const Outcome o = Kwire({"decode", "request"}, std::string(kDdt3Request) + "\n");
   EXPECT_EQ(o.rc, kExitOk) << o.err;
   EXPECT_EQ(o.out, std::string(kDdt3Request) + "\n");
-  EXPECT_EQ(o.err, "");
+  EXPECT_EQ(o.err,
+            "DescribeDelegationTokenRequest v3, request header v2, 20 bytes, re-encoding "
+            "identical\n");
+  // --quiet: the hex only.
+  const Outcome q = Kwire({"decode", "request", "--quiet"}, kDdt3Request);
+  EXPECT_EQ(q.rc, kExitOk);
+  EXPECT_EQ(q.out, std::string(kDdt3Request) + "\n");
+  EXPECT_EQ(q.err, "");
   // Whitespace anywhere is ignored.
   EXPECT_EQ(Kwire({"decode", "request"}, "00000010 0029 0003\n 00000000 0000 00 02 01 01 00 00").rc,
             kExitOk);
@@ -150,6 +157,94 @@ TEST(KwireCli, DecodeErrors) {
   EXPECT_EQ(Kwire({"decode", "request", "--quirks", "nope"}, kDdt3Request).rc, kExitUsage);
 }
 
+// Captured traffic: frames back to back, each reported; the stream's exit status is
+// the worst frame's.
+TEST(KwireCli, DecodeStream) {
+  const std::string meta = Kwire({"minimal", "Metadata", "12", "request"}).out;
+  ASSERT_FALSE(meta.empty());
+  const std::string meta_hex = meta.substr(0, meta.size() - 1);
+  Outcome o = Kwire({"decode", "request"}, std::string(kDdt3Request) + "\n" + meta_hex + "\n");
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_EQ(o.out, std::string(kDdt3Request) + "\n" + meta_hex + "\n");
+  EXPECT_THAT(o.err, HasSubstr("frame 1 at byte 0: DescribeDelegationTokenRequest v3"));
+  EXPECT_THAT(o.err, HasSubstr("frame 2 at byte 20: MetadataRequest v12, request header v2"));
+  EXPECT_THAT(o.err, HasSubstr("2 frames, 2 decoded and re-encoded identically"));
+  // A bad frame in the middle: reported, the others still decoded, exit 1.
+  const std::string bad = "0000000f002900030000000000000002010100";  // truncated body
+  o = Kwire({"decode", "request"}, std::string(kDdt3Request) + bad + kDdt3Request);
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_EQ(o.out, std::string(kDdt3Request) + "\n" + kDdt3Request + "\n");
+  EXPECT_THAT(o.err, HasSubstr("kwire decode: frame 2 at byte 20: truncated at byte 19 in "
+                               "DescribeDelegationTokenRequest.tagged_fields"));
+  EXPECT_THAT(o.err, HasSubstr("3 frames, 2 decoded"));
+  // A stream cut inside its second frame.
+  o = Kwire({"decode", "request"}, std::string(kDdt3Request) + "000000100029");
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_THAT(o.err, HasSubstr("the stream ends inside frame 2: 6 bytes from byte 20, 14 more "
+                               "needed"));
+}
+
+// Responses of a stream, typed by the requests they answer (--requests).
+TEST(KwireCli, DecodeResponsesByCorrelationId) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "kwire_cli_test_requests";
+  fs::create_directories(dir);
+  // Two requests: DescribeDelegationToken v3 (correlation id 0) and a RenewDelegationToken
+  // v2 frame with correlation id 9 (only its header's api key, version and correlation id
+  // are read).
+  const std::string renew_req = "0000001500270002000000090000000a0b0c0d000000000000";
+  {
+    std::ofstream(dir / "requests.hex") << kDdt3Request << "\n" << renew_req << "\n";
+  }
+  // A RenewDelegationToken v2 response (header v1) with correlation id 9.
+  const std::string renew_resp = "000000140000000900000000000000000000000000000000";
+  Outcome o = Kwire({"decode", "response", "--requests", (dir / "requests.hex").string()},
+                    renew_resp);
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("RenewDelegationTokenResponse v2, response header v1"));
+  // Correlation id 5: no such request.
+  o = Kwire({"decode", "response", "--requests", (dir / "requests.hex").string()},
+            "000000140000000500000000000000000000000000000000");
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_THAT(o.err, HasSubstr("no request with correlation id 5 in --requests"));
+  // --requests with --api: a usage error.
+  o = Kwire({"decode", "response", "--api", "39", "--version", "2", "--requests",
+             (dir / "requests.hex").string()},
+            renew_resp);
+  EXPECT_EQ(o.rc, kExitUsage);
+  fs::remove_all(dir);
+}
+
+TEST(KwireCli, ExplainWidth) {
+  const std::string meta = Kwire({"minimal", "Metadata", "12", "response"}).out;
+  // (At 80 columns this tree's deepest labels and ranges alone take 75: rows stay long.)
+  for (size_t width : {100u, 120u}) {
+    const Outcome o = Kwire({"explain", "response", "--api", "3", "--version", "12", "--width",
+                             std::to_string(width)},
+                            meta);
+    EXPECT_EQ(o.rc, kExitOk) << o.err;
+    const size_t tree = o.out.find("object tree\n");
+    ASSERT_NE(tree, std::string::npos);
+    std::istringstream lines(o.out.substr(tree));
+    std::string line;
+    size_t rows = 0;
+    while (std::getline(lines, line)) {
+      size_t cols = 0;  // code points
+      for (unsigned char ch : line) cols += (ch & 0xc0) != 0x80;
+      EXPECT_LE(cols, width) << line;
+      ++rows;
+    }
+    EXPECT_GT(rows, 20u);
+  }
+  // The default fits 120 columns; 0 is unlimited (one row per node, notes inline).
+  const Outcome wide =
+      Kwire({"explain", "response", "--api", "3", "--version", "12", "--width", "0"}, meta);
+  EXPECT_EQ(wide.rc, kExitOk);
+  EXPECT_EQ(Kwire({"explain", "response", "--api", "3", "--version", "12", "--width", "x"}, meta)
+                .rc,
+            kExitUsage);
+}
+
 // A non-canonical frame decodes under --quirks java but re-encodes differently.
 TEST(KwireCli, DecodeQuirksReencodeDiffers) {
   // The body's Owners count 0x02 written overlong as 0x82 0x00; size 16 -> 17.
@@ -172,6 +267,67 @@ TEST(KwireCli, DecodeQuirksReencodeDiffers) {
   EXPECT_THAT(java.err, HasSubstr("first difference at byte 3"));
   EXPECT_EQ(Kwire({"decode", "request", "--quirks", "non-canonical-varint"}, frame).rc,
             kExitFailure);
+}
+
+// Issue 12's frames: record batch faults fail `decode` and `explain` (exit 1) unless
+// --records opaque; FetchSnapshot's unaligned bytes pass; quirks apply inside records.
+constexpr const char* kFetchCrcMismatch =
+    "000000790000000100000000000000010001740000000100000000000000000000000000010000000000"
+    "000001ffffffff0000004800000000000000000000003c000000000266ce83ea00000000000000000000"
+    "000000000000000000000000ffffffffffffffffffffffffffff000000011400000006313433027600";
+constexpr const char* kProduceOverlongOffsetDelta =
+    "000000630000000900000001ffff0000ffff00007530020274020000000046000000000000000000000039"
+    "000000000202bc52e700000000000000000000000000000000000000000000ffffffffffffffffffffff"
+    "ffffff000000010e00008000010100000000";
+constexpr const char* kFetchSnapshotUnaligned =
+    "0000006f000000010000000000000002135f5f636c75737465725f6d65746164617461020000000000"
+    "000000000000000003000000010000000000000000f80000000000000046291600000000018bcfe568"
+    "00000000000000000000010000004e00000001024359f9f9000000000000000000";
+
+TEST(KwireCli, DecodeChecksRecords) {
+  Outcome o = Kwire({"decode", "response", "--api", "1", "--version", "4"}, kFetchCrcMismatch);
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_EQ(o.out, "");
+  EXPECT_THAT(o.err, HasSubstr("crc mismatch at byte 70 in "
+                               "FetchResponse.Responses[0].Partitions[0].Records.Batch[0]"));
+  o = Kwire({"decode", "response", "--api", "1", "--version", "4", "--records", "opaque"},
+            kFetchCrcMismatch);
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_EQ(o.out, std::string(kFetchCrcMismatch) + "\n");
+
+  o = Kwire({"decode", "request"}, kProduceOverlongOffsetDelta);
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_THAT(o.err, HasSubstr("non-canonical varint at byte 95 in ProduceRequest.TopicData[0]"
+                               ".PartitionData[0].Records.Batch[0].Record[0].OffsetDelta"));
+  // Java reads the overlong varint; records are kept verbatim, so the frame re-encodes
+  // to itself.
+  o = Kwire({"decode", "request", "--quirks", "java"}, kProduceOverlongOffsetDelta);
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_EQ(o.out, std::string(kProduceOverlongOffsetDelta) + "\n");
+
+  o = Kwire({"decode", "response", "--api", "FetchSnapshot", "--version", "0"},
+            kFetchSnapshotUnaligned);
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+
+  o = Kwire({"decode", "request", "--records", "maybe"}, kProduceOverlongOffsetDelta);
+  EXPECT_EQ(o.rc, kExitUsage);
+  EXPECT_THAT(o.err, HasSubstr("--records takes 'validate' or 'opaque'"));
+}
+
+TEST(KwireCli, ExplainChecksRecords) {
+  Outcome o = Kwire({"explain", "response", "--api", "1", "--version", "4"}, kFetchCrcMismatch);
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_THAT(o.out, HasSubstr("MISMATCH"));  // the tree is printed first
+  EXPECT_THAT(o.out, HasSubstr("Batch[0]"));
+  EXPECT_EQ(o.out.back(), '\n');
+  EXPECT_THAT(o.err, HasSubstr("crc mismatch at byte 70"));
+  o = Kwire({"explain", "response", "--api", "1", "--version", "4", "--records", "opaque"},
+            kFetchCrcMismatch);
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  o = Kwire({"explain", "response", "--api", "59", "--version", "0"}, kFetchSnapshotUnaligned);
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("not aligned to batches"));
+  EXPECT_EQ(o.out.back(), '\n');
 }
 
 TEST(KwireCli, Explain) {

@@ -1,0 +1,423 @@
+// Record batches inside frames: frame decoding validates every records field under its
+// records policy (codec/records/validate.h) by default — the partial-batch rules, the
+// Produce v3+ rules, the records' own faults with whole paths and frame offsets, quirks
+// inside records — and keeps them opaque on request. The hex frames of issue 12 are
+// here verbatim; each fault kind is also covered beyond its one input.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codec/generated/fetch_response.h"
+#include "codec/generated/fetch_snapshot_response.h"
+#include "codec/generated/produce_request.h"
+#include "codec/generated/share_fetch_response.h"
+#include "codec/protocol/explain.h"
+#include "codec/protocol/frame.h"
+#include "codec/protocol/frame_test_util.h"
+#include "codec/records/print_records.h"
+#include "codec/records/records_test_util.h"
+
+namespace kwire {
+namespace {
+
+using frame_testing::ErrorOf;
+using records_testing::FixV2;
+using records_testing::Legacy;
+using records_testing::RawV2;
+using wire_testing::Cat;
+using wire_testing::Hex;
+using wire_testing::ToHex;
+using Bytes = std::vector<uint8_t>;
+
+constexpr int16_t kProduce = 0;
+constexpr int16_t kFetch = 1;
+constexpr int16_t kFetchSnapshot = 59;
+constexpr int16_t kShareFetch = 78;
+
+std::string Str(std::span<const uint8_t> b) { return std::string(b.begin(), b.end()); }
+
+void ExpectError(const absl::Status& s, ErrorKind kind, size_t at, const std::string& path) {
+  const Error e = ErrorOf(s);
+  EXPECT_EQ(e.kind, kind) << s;
+  EXPECT_EQ(e.offset, at) << s;
+  EXPECT_EQ(e.path, path) << s;
+}
+
+absl::Status DecodeRequest(std::span<const uint8_t> frame, uint32_t quirks = 0,
+                           RecordsMode mode = RecordsMode::kValidate) {
+  FrameOptions o;
+  o.decode.quirks = quirks;
+  o.records_mode = mode;
+  auto f = DecodeRequestFrame(frame, o);
+  if (!f.ok()) return f.status();
+  auto again = EncodeRequestFrame(f->header, f->body);
+  EXPECT_TRUE(again.ok());
+  if (again.ok() && quirks == 0) EXPECT_EQ(ToHex(*again), ToHex(frame)) << "not byte-exact";
+  return absl::OkStatus();
+}
+
+absl::Status DecodeResponse(std::span<const uint8_t> frame, int16_t api, int16_t version,
+                            RecordsMode mode = RecordsMode::kValidate) {
+  FrameOptions o;
+  o.records_mode = mode;
+  auto f = DecodeResponseFrame(frame, api, version, o);
+  if (!f.ok()) return f.status();
+  auto again = EncodeResponseFrame(f->header, api, version, f->body);
+  EXPECT_TRUE(again.ok());
+  if (again.ok()) EXPECT_EQ(ToHex(*again), ToHex(frame)) << "not byte-exact";
+  return absl::OkStatus();
+}
+
+// ---- Frame builders (typed messages through the encoder, records bytes by hand).
+
+// A Produce request: one topic "t", one partition per entry of `partitions` (records
+// bytes, or nullopt for null).
+Bytes ProduceFrame(int16_t version, const std::vector<std::optional<Bytes>>& partitions) {
+  ProduceRequest m;
+  m.acks = -1;
+  m.timeout_ms = 30000;
+  auto& topic = m.topic_data.emplace_back();
+  topic.name = "t";
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    auto& p = topic.partition_data.emplace_back();
+    p.index = static_cast<int32_t>(i);
+    if (partitions[i]) p.records = Records{Str(*partitions[i])};
+  }
+  auto frame = EncodeRequestFrame(version, /*correlation_id=*/7, std::string("c"), m);
+  EXPECT_TRUE(frame.ok()) << frame.status();
+  return frame.ok() ? *frame : Bytes{};
+}
+
+template <class M>
+Bytes ResponseFrame(int16_t api, int16_t version, const M& m) {
+  AnyMessage any(*FindApi(api)->response);
+  *any.get<M>() = m;
+  ResponseHeader h;
+  h.correlation_id = 7;
+  auto frame = EncodeResponseFrame(h, api, version, any);
+  EXPECT_TRUE(frame.ok()) << frame.status();
+  return frame.ok() ? *frame : Bytes{};
+}
+
+Bytes FetchFrame(int16_t version, const Bytes& records) {
+  FetchResponse m;
+  auto& topic = m.responses.emplace_back();
+  topic.topic = "t";
+  topic.partitions.emplace_back().records = Records{Str(records)};
+  return ResponseFrame(kFetch, version, m);
+}
+
+Bytes ShareFetchFrame(const Bytes& records) {
+  ShareFetchResponse m;
+  auto& topic = m.responses.emplace_back();
+  topic.partitions.emplace_back().records = Records{Str(records)};
+  return ResponseFrame(kShareFetch, 0, m);
+}
+
+// Offset of `needle` (the records bytes) inside `frame`; asserts it occurs once.
+size_t Find(const Bytes& frame, const Bytes& needle) {
+  size_t found = SIZE_MAX, count = 0;
+  for (size_t i = 0; i + needle.size() <= frame.size(); ++i) {
+    if (std::equal(needle.begin(), needle.end(), frame.begin() + static_cast<ptrdiff_t>(i))) {
+      found = i;
+      ++count;
+    }
+  }
+  EXPECT_EQ(count, 1u);
+  return found;
+}
+
+// One uncompressed v2 batch with `n` records "k<i>"/"v<i>" and a header on record 0.
+Bytes Batch(int n, int16_t attributes = 0, int64_t base_offset = 0) {
+  std::vector<Record> recs(static_cast<size_t>(n));
+  std::vector<std::string> keys, values;
+  keys.reserve(recs.size());
+  values.reserve(recs.size());
+  for (int i = 0; i < n; ++i) {
+    keys.push_back("k" + std::to_string(i));
+    values.push_back("v" + std::to_string(i));
+    recs[static_cast<size_t>(i)].offset_delta = i;
+    recs[static_cast<size_t>(i)].key = keys.back();
+    recs[static_cast<size_t>(i)].value = values.back();
+  }
+  BatchHeader h;
+  h.base_offset = base_offset;
+  h.attributes = attributes;
+  h.last_offset_delta = n > 0 ? n - 1 : 0;
+  auto b = EncodeRecordBatch(h, recs);
+  EXPECT_TRUE(b.ok()) << b.status();
+  return b.ok() ? Bytes(b->begin(), b->end()) : Bytes{};
+}
+
+const std::string kProduceRecords = "ProduceRequest.TopicData[0].PartitionData[0].Records";
+const std::string kFetchRecords = "FetchResponse.Responses[0].Partitions[0].Records";
+
+// ---- The inputs of issue 12, verbatim.
+
+TEST(RecordsInFrames, FetchResponseWithRecordKeyEditedAfterTheCrcIsRejected) {
+  const Bytes frame = Hex(
+      "000000790000000100000000000000010001740000000100000000000000000000000000010000000000"
+      "000001ffffffff0000004800000000000000000000003c000000000266ce83ea00000000000000000000"
+      "000000000000000000000000ffffffffffffffffffffffffffff000000011400000006313433027600");
+  // The batch starts at byte 53 (records length at 49); its crc field at 53 + 17.
+  ExpectError(DecodeResponse(frame, kFetch, 4), ErrorKind::kCrcMismatch, 70,
+              kFetchRecords + ".Batch[0]");
+  // Opaque: the same frame decodes and re-encodes byte-exactly.
+  EXPECT_TRUE(DecodeResponse(frame, kFetch, 4, RecordsMode::kOpaque).ok());
+}
+
+TEST(RecordsInFrames, ProduceRequestWithABatchCutShortIsRejected) {
+  const Bytes frame = Hex(
+      "000000890000000300000001ffffffffffff00007530000000010001740000000100000000000000640000"
+      "0000000000007ffffff0000000000284e999110000000000000000000000000000000000000000000"
+      "0ffffffffffffffffffffffffffff000000010c000000010100000000000000000000000000000000000000"
+      "0000000000000000000000000000");
+  // Records (length 100) start at byte 41: the batch claims 0x7ffffff0 bytes.
+  ExpectError(DecodeRequest(frame), ErrorKind::kCorruptRecords, 41, kProduceRecords + ".Batch[0]");
+  EXPECT_TRUE(DecodeRequest(frame, 0, RecordsMode::kOpaque).ok());
+}
+
+TEST(RecordsInFrames, FetchResponseWithAByteAfterAnEmptyBatchIsRejected) {
+  const Bytes frame = Hex(
+      "000000ac00000001000000000000000100017400000001000000000000000000000000006a0000000000"
+      "00006affffffff0000007b00000000000000640000003200000000022917d868000000000004ffffffff"
+      "ffffffff0000018bcfe568000000000000000005000000000000000000000000000000000000690000"
+      "003100000000022ee075e5003000000000ffffffffffffffff0000018bcfe568000000000000000005"
+      "0000ffffffff00000000");
+  const absl::Status s = DecodeResponse(frame, kFetch, 4);
+  const Error e = ErrorOf(s);
+  EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords) << s;
+  EXPECT_EQ(e.path.rfind(kFetchRecords + ".Batch[", 0), 0u) << s;
+  EXPECT_TRUE(DecodeResponse(frame, kFetch, 4, RecordsMode::kOpaque).ok());
+}
+
+TEST(RecordsInFrames, FetchSnapshotUnalignedRecordsAreOpaque) {
+  const Bytes frame = Hex(
+      "0000006f000000010000000000000002135f5f636c75737465725f6d65746164617461020000000000"
+      "000000000000000003000000010000000000000000f80000000000000046291600000000018bcfe568"
+      "00000000000000000000010000004e00000001024359f9f9000000000000000000");
+  EXPECT_TRUE(DecodeResponse(frame, kFetchSnapshot, 0).ok());
+  PrintOptions po;
+  po.records = &PrintRecordBatches;
+  const FrameExplanation ex = ExplainResponseFrame(frame, kFetchSnapshot, 0, po);
+  EXPECT_TRUE(ex.status.ok()) << ex.status;
+  EXPECT_TRUE(ex.tree_status.ok()) << ex.tree_status;
+  bool opaque = false;
+  for (const PrintNode& n : ex.nodes) {
+    if (n.kind == PrintNode::Kind::kRecords) {
+      EXPECT_EQ(n.label, "batches");
+      EXPECT_NE(n.note.find("not aligned"), std::string::npos) << n.note;
+      EXPECT_FALSE(n.failed);
+      opaque = true;
+    }
+  }
+  EXPECT_TRUE(opaque);
+}
+
+TEST(RecordsInFrames, QuirksApplyInsideRecords) {
+  const Bytes frame = Hex(
+      "000000630000000900000001ffff0000ffff00007530020274020000000046000000000000000000000039"
+      "000000000202bc52e700000000000000000000000000000000000000000000ffffffffffffffffffffff"
+      "ffffff000000010e00008000010100000000");
+  // Records (compact length 0x46) start at byte 31; the batch's only record at 31 + 61:
+  // length 0e, attributes 00, timestampDelta 00, offsetDelta 80 00 at 95.
+  ExpectError(DecodeRequest(frame), ErrorKind::kVarintNonCanonical, 95,
+              kProduceRecords + ".Batch[0].Record[0].OffsetDelta");
+  EXPECT_TRUE(DecodeRequest(frame, kQuirksJava).ok());
+  EXPECT_TRUE(DecodeRequest(frame, kQuirkNonCanonicalVarint).ok());
+}
+
+// ---- Each kind beyond its one input.
+
+TEST(RecordsInFrames, ProduceV3PlusNeedsExactlyOneMagic2Batch) {
+  for (int16_t v : {3, 8, 9, 12}) {
+    SCOPED_TRACE(v);
+    const Bytes one = Batch(2);
+    EXPECT_TRUE(DecodeRequest(ProduceFrame(v, {one})).ok());
+    // Two batches: the second is not allowed, reported at its first byte.
+    const Bytes two = Cat(one, Batch(1, 0, 2));
+    const Bytes f2 = ProduceFrame(v, {two});
+    ExpectError(DecodeRequest(f2), ErrorKind::kRecordsNotAllowed, Find(f2, two) + one.size(),
+                kProduceRecords + ".Batch[1]");
+    // No batch at all (empty records): reported where the field ends.
+    const Bytes f0 = ProduceFrame(v, {Bytes{}});
+    const Error e0 = ErrorOf(DecodeRequest(f0));
+    EXPECT_EQ(e0.kind, ErrorKind::kRecordsNotAllowed);
+    EXPECT_EQ(e0.path, kProduceRecords);
+    // A legacy magic 1 message: the magic byte is reported.
+    const Bytes legacy = Legacy(1, 0, 0, 1000, "k", std::span<const uint8_t>(Hex("76")));
+    const Bytes f1 = ProduceFrame(v, {legacy});
+    ExpectError(DecodeRequest(f1), ErrorKind::kRecordsNotAllowed, Find(f1, legacy) + 16,
+                kProduceRecords + ".Batch[0]");
+    // Null records stay allowed (the field is nullable; the broker's own rule).
+    EXPECT_TRUE(DecodeRequest(ProduceFrame(v, {std::nullopt})).ok());
+  }
+  // The second partition's error names it.
+  const Bytes f = ProduceFrame(9, {Batch(1), Cat(Batch(1), Batch(1))});
+  const Error e = ErrorOf(DecodeRequest(f));
+  EXPECT_EQ(e.kind, ErrorKind::kRecordsNotAllowed);
+  EXPECT_EQ(e.path, "ProduceRequest.TopicData[0].PartitionData[1].Records.Batch[1]");
+}
+
+TEST(RecordsInFrames, ProduceBeforeV3AcceptsMessageSets) {
+  const Bytes m0 = Legacy(0, 0, 0, -1, "a", std::span<const uint8_t>(Hex("01")));
+  const Bytes m1 = Legacy(0, 1, 0, -1, std::nullopt, std::span<const uint8_t>(Hex("02")));
+  for (int16_t v : {0, 1, 2}) {
+    SCOPED_TRACE(v);
+    EXPECT_TRUE(DecodeRequest(ProduceFrame(v, {Cat(m0, m1)})).ok());
+    EXPECT_TRUE(DecodeRequest(ProduceFrame(v, {Bytes{}})).ok());
+    EXPECT_TRUE(DecodeRequest(ProduceFrame(v, {Cat(Batch(1), Batch(1))})).ok());
+  }
+}
+
+TEST(RecordsInFrames, ZstdNeedsProduceV7) {
+  const Bytes zstd = Batch(3, static_cast<int16_t>(Compression::kZstd));
+  for (int16_t v = 3; v <= 12; ++v) {
+    SCOPED_TRACE(v);
+    const Bytes f = ProduceFrame(v, {zstd});
+    if (v >= 7) {
+      EXPECT_TRUE(DecodeRequest(f).ok());
+    } else {
+      // Reported at the batch's attributes (byte 21 of the batch).
+      ExpectError(DecodeRequest(f), ErrorKind::kRecordsNotAllowed, Find(f, zstd) + 21,
+                  kProduceRecords + ".Batch[0]");
+    }
+  }
+  // Fetch responses carry whatever the log holds: no version rule there.
+  EXPECT_TRUE(DecodeResponse(FetchFrame(4, zstd), kFetch, 4).ok());
+}
+
+TEST(RecordsInFrames, PartialLastBatchOnlyWhereTheProtocolAllowsIt) {
+  const Bytes full = Batch(2);
+  const Bytes next = Batch(3, 0, 2);
+  for (size_t cut : {size_t{1}, size_t{11}, size_t{12}, size_t{17}, size_t{40}, next.size() - 1}) {
+    SCOPED_TRACE(cut);
+    const Bytes records = Cat(full, std::span<const uint8_t>(next).first(cut));
+    // Fetch v4 / v16 and ShareFetch: allowed, byte-exact.
+    EXPECT_TRUE(DecodeResponse(FetchFrame(4, records), kFetch, 4).ok());
+    EXPECT_TRUE(DecodeResponse(FetchFrame(16, records), kFetch, 16).ok());
+    EXPECT_TRUE(DecodeResponse(ShareFetchFrame(records), kShareFetch, 0).ok());
+    // Produce: corrupt, at the partial batch's first byte. (v2: several batches allowed,
+    // so the partial one is the only fault.)
+    const Bytes f = ProduceFrame(2, {records});
+    ExpectError(DecodeRequest(f), ErrorKind::kCorruptRecords, Find(f, records) + full.size(),
+                kProduceRecords + ".Batch[1]");
+  }
+  // A partial batch in the middle is not a partial batch: the next partition's bytes are
+  // not part of this field, so only the field's end counts. A Fetch with a cut batch
+  // followed by a second partition still decodes.
+  FetchResponse m;
+  auto& topic = m.responses.emplace_back();
+  topic.topic = "t";
+  topic.partitions.emplace_back().records =
+      Records{Str(Cat(full, std::span<const uint8_t>(next).first(20)))};
+  topic.partitions.emplace_back().records = Records{Str(full)};
+  EXPECT_TRUE(DecodeResponse(ResponseFrame(kFetch, 12, m), kFetch, 12).ok());
+}
+
+TEST(RecordsInFrames, RecordFaultsCarryTheWholePathAndFrameOffset) {
+  // A record whose second header's key length is negative (header keys are never null).
+  // Record: length, attributes 0, timestampDelta 0, offsetDelta 0, key null (01),
+  // value null (01), 2 headers: "a"=null, then key length −1.
+  const Bytes rec = Hex("00" "00" "00" "01" "01" "04" "02" "61" "01" "01");
+  Bytes section = Cat(Bytes{static_cast<uint8_t>(rec.size() * 2)}, rec);  // zigzag length
+  const Bytes batch = RawV2(section, 1);
+  const Bytes f = ProduceFrame(9, {batch});
+  // The batch header, the record's length byte, then 9 bytes into the record.
+  const size_t at = Find(f, batch) + 61 + 1 + 9;
+  ExpectError(DecodeRequest(f), ErrorKind::kInvalidLength, at,
+              kProduceRecords + ".Batch[0].Record[0].Headers[1].Key");
+  // The same fault in a Fetch response, in its second batch.
+  const Bytes field = Cat(Batch(1), batch);
+  const Bytes ff = FetchFrame(11, field);
+  ExpectError(DecodeResponse(ff, kFetch, 11), ErrorKind::kInvalidLength,
+              Find(ff, field) + Batch(1).size() + 61 + 1 + 9,
+              kFetchRecords + ".Batch[1].Record[0].Headers[1].Key");
+}
+
+TEST(RecordsInFrames, RecordsCountAndTrailingRecordBytes) {
+  Bytes two = Batch(2);
+  // Claim 3 records where 2 are present (records count at byte 57 of the batch).
+  Bytes three = two;
+  three[60] = 3;
+  FixV2(three);
+  const Bytes f3 = FetchFrame(4, three);
+  EXPECT_EQ(ErrorOf(DecodeResponse(f3, kFetch, 4)).kind, ErrorKind::kCorruptRecords);
+  // Claim 1: bytes after the last record.
+  Bytes one = two;
+  one[60] = 1;
+  FixV2(one);
+  const Bytes f1 = ProduceFrame(9, {one});
+  const Error e = ErrorOf(DecodeRequest(f1));
+  EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
+  EXPECT_EQ(e.path.rfind(kProduceRecords + ".Batch[0]", 0), 0u) << e.path;
+}
+
+TEST(RecordsInFrames, ExplainExitsWithTheDecodersVerdict) {
+  // The CRC-mismatch Fetch: explain draws the batch, then fails like the decoder.
+  const Bytes frame = Hex(
+      "000000790000000100000000000000010001740000000100000000000000000000000000010000000000"
+      "000001ffffffff0000004800000000000000000000003c000000000266ce83ea00000000000000000000"
+      "000000000000000000000000ffffffffffffffffffffffffffff000000011400000006313433027600");
+  PrintOptions po;
+  po.records = &PrintRecordBatches;
+  FrameExplanation ex = ExplainResponseFrame(frame, kFetch, 4, po);
+  ExpectError(ex.status, ErrorKind::kCrcMismatch, 70, kFetchRecords + ".Batch[0]");
+  ExpectError(ex.tree_status, ErrorKind::kCrcMismatch, 70, kFetchRecords + ".Batch[0]");
+  bool batch = false;
+  for (const PrintNode& n : ex.nodes) batch |= n.label == "Batch[0]";
+  EXPECT_TRUE(batch);
+  po.records_mode = RecordsMode::kOpaque;
+  ex = ExplainResponseFrame(frame, kFetch, 4, po);
+  EXPECT_TRUE(ex.status.ok());
+  EXPECT_TRUE(ex.tree_status.ok());
+
+  // A Produce request with a partial batch: the partial batch is an error node.
+  const Bytes records = Cat(Batch(1), std::span<const uint8_t>(Batch(2)).first(30));
+  const Bytes f = ProduceFrame(2, {records});
+  po.records_mode = RecordsMode::kValidate;
+  ex = ExplainRequestFrame(f, po);
+  EXPECT_EQ(ErrorOf(ex.status).kind, ErrorKind::kCorruptRecords);
+  bool error_node = false;
+  for (const PrintNode& n : ex.nodes) {
+    if (n.label == "error" && n.offset == Find(f, records) + Batch(1).size()) {
+      error_node = true;
+      EXPECT_TRUE(n.failed);
+      EXPECT_NE(n.value.find("only Fetch and ShareFetch"), std::string::npos) << n.value;
+    }
+  }
+  EXPECT_TRUE(error_node);
+  // The same bytes in a Fetch response: a partial batch, allowed.
+  ex = ExplainResponseFrame(FetchFrame(4, records), kFetch, 4, po);
+  EXPECT_TRUE(ex.status.ok()) << ex.status;
+  bool partial = false;
+  for (const PrintNode& n : ex.nodes) partial |= n.label == "partial batch" && !n.failed;
+  EXPECT_TRUE(partial);
+}
+
+TEST(RecordsInFrames, EveryMinimalAndRichFrameValidates) {
+  // The minimal instances put one empty batch in every records field and the random
+  // filler whole empty batches (one where the policy requires it): all validate.
+  size_t records_cases = 0;
+  for (const frame_testing::Case& c : frame_testing::AllCases()) {
+    for (uint64_t seed : {0u, 1u, 2u}) {
+      const AnyMessage body = seed == 0 ? frame_testing::Minimal(c) : frame_testing::Rich(c, seed);
+      const Bytes frame = frame_testing::EncodeFrame(c, body);
+      const frame_testing::Decoded d = frame_testing::DecodeFrame(c, frame);
+      ASSERT_TRUE(d.ok()) << c.Name() << " seed " << seed << ": " << d.error.ToString();
+    }
+    const int16_t key = c.api->api_key;
+    if ((key == kProduce && c.request()) ||
+        (!c.request() && (key == kFetch || key == kShareFetch || key == kFetchSnapshot))) {
+      ++records_cases;
+    }
+  }
+  EXPECT_GT(records_cases, 30u);
+}
+
+}  // namespace
+}  // namespace kwire
