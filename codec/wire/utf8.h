@@ -14,10 +14,10 @@
 // Utf8Error::valid_up_to() and Python's UnicodeDecodeError.start count it: the lead
 // byte of an overlong, surrogate, too-large or truncated sequence, or the stray byte.
 //
-// Speed: ASCII is checked 8 bytes at a time (one load, one mask test) and strings
-// shorter than 8 bytes with at most two overlapping loads, inline; only input with a
-// byte ≥ 0x80 reaches the out-of-line sequence checker, which skips ASCII runs 8 bytes
-// at a time too.
+// Speed: ASCII is checked 8 bytes per load (a mask test), strings of 8..64 bytes with
+// eight overlapping loads and no length-dependent branch, inline; only input with a byte ≥ 0x80 reaches the
+// out-of-line sequence checker (a shift-based DFA, ASCII runs skipped 16 bytes at a
+// time). Figures: bench/README.md, "UTF-8 validation".
 #ifndef KWIRE_CODEC_WIRE_UTF8_H_
 #define KWIRE_CODEC_WIRE_UTF8_H_
 
@@ -50,22 +50,42 @@ inline uint16_t Load16(const uint8_t* p) {
 }
 
 /// True when every byte of [p, p+n) is below 0x80. Never reads outside the range.
+/// 8..64 bytes: eight 8-byte loads at min(8k, n − 8), overlapping, with no branch on the
+/// length (random lengths would mispredict a size-class branch or a loop exit); longer
+/// runs 32 bytes per step; under 8 bytes two overlapping 4- or 2-byte loads.
 inline bool IsAscii(const uint8_t* p, size_t n) {
-  if (n >= 8) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      if ((Load64(p + i) & kHighBits) != 0) return false;
+  if (n >= 8) [[likely]] {
+    const size_t last = n - 8;
+    if (n <= 64) [[likely]] {
+      uint64_t acc = Load64(p) | Load64(p + last);
+#define KWIRE_UTF8_AT(k) Load64(p + ((k) < last ? (k) : last))
+      acc |= KWIRE_UTF8_AT(8) | KWIRE_UTF8_AT(16) | KWIRE_UTF8_AT(24) | KWIRE_UTF8_AT(32) |
+             KWIRE_UTF8_AT(40) | KWIRE_UTF8_AT(48);
+#undef KWIRE_UTF8_AT
+      return (acc & kHighBits) == 0;
     }
-    // The last (up to 7) bytes with one overlapping load.
-    return i == n || (Load64(p + n - 8) & kHighBits) == 0;
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+      acc |= Load64(p + i) | Load64(p + i + 8) | Load64(p + i + 16) | Load64(p + i + 24);
+      if ((acc & kHighBits) != 0) return false;
+    }
+    // The last 0..31 bytes: four loads ending at n (n > 64: all in range).
+    acc |= Load64(p + n - 32) | Load64(p + n - 24) | Load64(p + n - 16) | Load64(p + last);
+    return (acc & kHighBits) == 0;
   }
   if (n >= 4) return ((Load32(p) | Load32(p + n - 4)) & 0x80808080u) == 0;
   if (n >= 2) return ((Load16(p) | Load16(p + n - 2)) & 0x8080u) == 0;
   return n == 0 || p[0] < 0x80;
 }
 
-/// The sequence checker: index of the first bad byte of [p, p+n), or n.
+/// The sequence checker: index of the first bad byte of [p, p+n), or n. A shift-based
+/// DFA (one table load, shift and mask per byte, no data-dependent branches) decides
+/// validity, skipping ASCII 16 bytes at a time; only ill-formed input is walked again by
+/// a branchy checker that finds the first bad byte.
 size_t FindInvalidUtf8Slow(const uint8_t* p, size_t n);
+/// The DFA alone: true when [p, p+n) is well-formed (for tests).
+bool DfaValid(const uint8_t* p, size_t n);
 
 }  // namespace utf8_internal
 

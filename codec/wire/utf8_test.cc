@@ -1,5 +1,6 @@
 #include "codec/wire/utf8.h"
 
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,15 @@ namespace {
 
 using namespace std::string_literals;
 
+std::string wire_hex(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    out += "0123456789abcdef"[c >> 4];
+    out += "0123456789abcdef"[c & 15];
+  }
+  return out;
+}
+
 // Index of the first bad byte (or size) through every entry point that must agree.
 size_t Find(std::string_view s) {
   const size_t bad = FindInvalidUtf8(s);
@@ -20,6 +30,9 @@ size_t Find(std::string_view s) {
                      reinterpret_cast<const uint8_t*>(s.data()), s.size()))
       << "fast and slow checkers disagree";
   EXPECT_EQ(IsValidUtf8(s), bad == s.size());
+  EXPECT_EQ(utf8_internal::DfaValid(reinterpret_cast<const uint8_t*>(s.data()), s.size()),
+            bad == s.size())
+      << "the DFA disagrees";
   return bad;
 }
 
@@ -50,7 +63,7 @@ size_t ReferenceFind(std::string_view s) {
 
 TEST(Utf8, AsciiAndEmpty) {
   EXPECT_EQ(Find(""), 0u);
-  for (size_t n = 1; n <= 40; ++n) {
+  for (size_t n = 1; n <= 100; ++n) {
     const std::string s(n, 'a');
     EXPECT_EQ(Find(s), n);
     // One bad byte at every position and length: the fast path never skips it.
@@ -128,6 +141,28 @@ TEST(Utf8, AgreesWithReferenceOnEveryShortSequence) {
         }
       }
     }
+  }
+}
+
+TEST(Utf8, AgreesWithReferenceOnRandomText) {
+  // Random strings over an alphabet biased to UTF-8 structure (ASCII, continuation
+  // bytes, every kind of lead byte), lengths 0..200: every code path, chunk boundary and split point.
+  const uint8_t kAlphabet[] = {0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf,
+                               0xc0, 0xc2, 0xdf, 0xe0, 0xe1, 0xed, 0xef, 0xf0, 0xf3,
+                               0xf4, 0xf5, 0xff};
+  const char* const kGood[] = {"a", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "abcdefgh"};
+  std::mt19937_64 rng(13);
+  for (int iter = 0; iter < 200000; ++iter) {
+    std::string s;
+    const size_t len = rng() % 201;
+    while (s.size() < len) {
+      if (rng() % 8 == 0) {
+        s += static_cast<char>(kAlphabet[rng() % std::size(kAlphabet)]);
+      } else {
+        s += kGood[rng() % std::size(kGood)];
+      }
+    }
+    ASSERT_EQ(Find(s), ReferenceFind(s)) << wire_hex(s);
   }
 }
 
