@@ -72,7 +72,8 @@ constexpr const char* kDecodeUsage =
     "and re-encodes to the same bytes. Exits 1 with the precise error otherwise (e.g.\n"
     "\"truncated at byte 17 in FetchRequest.Topics[0].FetchOffset (need 8, have 3)\"), or,\n"
     "when the frame decodes but re-encodes differently (possible only under --quirks),\n"
-    "prints the canonical re-encoding and says where it differs.\n"
+    "prints the canonical re-encoding and says where it differs. Strings must be UTF-8;\n"
+    "under --quirks java (or invalid-utf8) other bytes are kept and written back as is.\n"
     "\n"
     "options:\n"
     "  --api K          API key or name; required for responses (their header does not\n"
@@ -82,7 +83,7 @@ constexpr const char* kDecodeUsage =
     "  --quirks LIST    accept what Apache Kafka's Java code accepts: `java` (all), or a\n"
     "                   comma-separated list of non-canonical-varint, varint-extra-bits,\n"
     "                   any-nonzero-bool, any-negative-length-is-null, unordered-tags,\n"
-    "                   any-struct-marker (default: strict)\n";
+    "                   any-struct-marker, invalid-utf8 (default: strict)\n";
 
 constexpr const char* kExplainUsage =
     "usage: kwire explain <request|response> [--api K --version V] [--binary] [--quirks LIST]\n"
@@ -254,6 +255,7 @@ bool ResolveQuirks(const std::string& list, uint32_t& q, Usage& u) {
       {"any-negative-length-is-null", kQuirkAnyNegativeLengthIsNull},
       {"unordered-tags", kQuirkUnorderedTags},
       {"any-struct-marker", kQuirkAnyStructMarker},
+      {"invalid-utf8", kQuirkInvalidUtf8},
   };
   q = 0;
   size_t start = 0;
@@ -442,7 +444,7 @@ int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err
       return kExitFailure;
     }
     what = absl::StrFormat("%s v%d", frame->body.spec().name, frame->api_version());
-    again = EncodeRequestFrame(frame->header, frame->body);
+    again = EncodeRequestFrame(frame->header, frame->body, EncodeOptions{f.quirks});
   } else {
     auto frame = DecodeResponseFrame(f.bytes, f.api->api_key, *f.version, options);
     if (!frame.ok()) {
@@ -450,7 +452,8 @@ int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err
       return kExitFailure;
     }
     what = absl::StrFormat("%s v%d", frame->body.spec().name, *f.version);
-    again = EncodeResponseFrame(frame->header, f.api->api_key, *f.version, frame->body);
+    again = EncodeResponseFrame(frame->header, f.api->api_key, *f.version, frame->body,
+                                EncodeOptions{f.quirks});
   }
   if (!again.ok()) {
     err << "kwire decode: " << what
