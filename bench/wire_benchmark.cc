@@ -419,10 +419,30 @@ struct StringData {
   uint64_t sum_len = 0;
 };
 
-/// `len` ≥ 0: every string has that length; −1: uniform 0..64.
-const StringData& Strings(int len) {
-  static std::map<int, std::unique_ptr<StringData>> cache;
-  auto& slot = cache[len];
+/// Well-formed UTF-8 text of exactly `l` bytes: about 25% ASCII letters, 35% 2-byte
+/// (é ж), 30% 3-byte (€ 中) and 10% 4-byte (😀) characters (ASCII where one does not fit).
+std::string MultiByteText(std::mt19937_64& rng, size_t l) {
+  static const char* const kChars[] = {"\xc3\xa9", "\xd0\xb6", "\xe2\x82\xac", "\xe4\xb8\xad",
+                                       "\xf0\x9f\x98\x80"};
+  std::string str;
+  while (str.size() < l) {
+    const uint64_t r = rng() % 20;
+    const char* ch = r < 5 ? nullptr : r < 12 ? kChars[r % 2] : r < 18 ? kChars[2 + r % 2] : kChars[4];
+    const size_t n = ch == nullptr ? 1 : std::strlen(ch);
+    if (ch == nullptr || str.size() + n > l) {
+      str += static_cast<char>('a' + rng() % 26);
+    } else {
+      str += ch;
+    }
+  }
+  return str;
+}
+
+/// `len` ≥ 0: every string has that length; −1: uniform 0..64. ASCII letters, or with
+/// `text` multi-byte UTF-8 text (MultiByteText).
+const StringData& Strings(int len, bool text = false) {
+  static std::map<std::pair<int, bool>, std::unique_ptr<StringData>> cache;
+  auto& slot = cache[{len, text}];
   if (!slot) {
     slot = std::make_unique<StringData>();
     StringData& s = *slot;
@@ -432,7 +452,11 @@ const StringData& Strings(int len) {
     std::mt19937_64 rng(0x737472 + static_cast<uint64_t>(len));
     for (uint32_t l : MakeLengths(len, count)) {
       std::string str(l, '\0');
-      for (auto& c : str) c = static_cast<char>('a' + rng() % 26);
+      if (text) {
+        str = MultiByteText(rng, l);
+      } else {
+        for (auto& c : str) c = static_cast<char>('a' + rng() % 26);
+      }
       uint8_t prefix[kMaxUvarintBytes];
       const size_t pn = EncodeUvarint(prefix, l + 1);
       s.bytes.insert(s.bytes.end(), prefix, prefix + pn);
@@ -472,6 +496,35 @@ void BM_DecodeCompact(benchmark::State& st, bool bytes, int len) {
       const int64_t l = bytes ? r.ReadBytesLength(true, false) : r.ReadStringLength(true, false);
       const std::string_view view = r.ReadRaw(static_cast<size_t>(l));
       benchmark::DoNotOptimize(view.data());
+      sum += view.size();
+    }
+    return r.ok() ? sum : ~sum;
+  });
+}
+
+// UTF-8 validation (issue 13), same run: compact strings read as the decoder reads them,
+// ReadStringLength then ReadUtf8 (validated: what strict decoding does) or ReadRaw (not
+// validated: BYTES, and strings before issue 13), over ASCII or multi-byte text; with
+// `copy`, each value is also copied into a std::string, as DecodeBlob does for a
+// message's string field.
+void BM_DecodeCompactStringUtf8(benchmark::State& st, bool validate, bool copy, bool text,
+                                int len) {
+  const StringData& s = Strings(len, text);
+  const size_t n = s.strings.size();
+  TimeStringDecode(st, s, [&] {
+    Reader r(s.bytes.data(), s.size);
+    uint64_t sum = 0;
+    std::string out;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t l = r.ReadStringLength(true, false);
+      const std::string_view view =
+          validate ? r.ReadUtf8(static_cast<size_t>(l)) : r.ReadRaw(static_cast<size_t>(l));
+      if (copy) {
+        out.assign(view);
+        benchmark::DoNotOptimize(out.data());
+      } else {
+        benchmark::DoNotOptimize(view.data());
+      }
       sum += view.size();
     }
     return r.ok() ? sum : ~sum;
@@ -676,6 +729,19 @@ void RegisterAll() {
         };
       };
       Register("BM_RefMemcpy_Decode" + op + c, limit(BM_RefMemcpy));
+    }
+  }
+  // BM_DecodeCompactStringUtf8/<validate|raw>[copy]/<ascii|text>/<len>: validate / raw
+  // is the cost of UTF-8 validation, on a view and with the copy the decoder makes.
+  for (bool text : {false, true}) {
+    for (int len : {8, -1, 1024}) {
+      for (bool copy : {false, true}) {
+        for (bool validate : {true, false}) {
+          Register(std::string("BM_DecodeCompactStringUtf8/") + (validate ? "validate" : "raw") +
+                       (copy ? "copy" : "") + (text ? "/text/" : "/ascii/") + LenName(len),
+                   BM_DecodeCompactStringUtf8, validate, copy, text, len);
+        }
+      }
     }
   }
   for (size_t n : {64, 256, 1024, 4096, 16384, 65536, 1 << 20}) {

@@ -5,12 +5,16 @@
 //   * strict decode succeeds  → encode succeeds and is byte-identical to `in`, decoding
 //                               that again gives an equal frame, and so does decoding
 //                               `in` with every Java quirk on (quirks only widen);
-//   * only a Java-quirk decode succeeds → encode succeeds, decodes strictly to an equal
-//     frame and re-encodes byte-identically (the encoding is stable on the second pass),
-//     and differs from `in` when a leniency outside records was needed. Records fields
-//     are kept verbatim, so a leniency inside them (e.g. an overlong varint in a record)
-//     survives the re-encoding: "strictly" re-decodes with the Java quirks inside records
-//     (FrameOptions::records.decode.quirks);
+//   * only a Java-quirk decode succeeds → encode (EncodeOptions with kQuirkInvalidUtf8,
+//     which keeps strings that are not UTF-8) succeeds, decodes under the "verbatim"
+//     options to an equal frame and re-encodes byte-identically (the encoding is stable
+//     on the second pass). The verbatim options accept exactly the leniencies that
+//     survive re-encoding: invalid UTF-8 in strings (kQuirkInvalidUtf8) and anything
+//     inside records fields, which are kept as bytes (Java quirks there:
+//     FrameOptions::records.decode.quirks). If `in` decodes under them, the encoding is
+//     `in` byte for byte, and the strict encoder refuses the frame (kInvalidUtf8) unless
+//     the only flaw was inside records (then the frame decodes with records opaque);
+//     otherwise the encoding differs from `in`;
 //   * a failed decode is an error Status with a message (never a crash, leak or UB: the
 //     sanitizers);
 //   * the explanation (`kwire explain`: codec/protocol/explain.h, with the record batch
@@ -28,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "codec/protocol/explain.h"
 #include "codec/protocol/frame.h"
 #include "codec/records/print_records.h"
@@ -62,39 +67,45 @@ inline void CheckExplanation(std::span<const uint8_t> in, const absl::Status& de
 }
 
 /// Checks the invariants above on `in`. `decode(span, const FrameOptions&)` returns
-/// absl::StatusOr<F>; `encode(const F&)` returns absl::StatusOr<std::vector<uint8_t>>;
+/// absl::StatusOr<F>; `encode(const F&, const EncodeOptions&)` returns
+/// absl::StatusOr<std::vector<uint8_t>>;
 /// `explain(span, const PrintOptions&)` returns a FrameExplanation; `version` is the API
 /// version reported in messages.
 template <class Decode, class Encode, class Explain>
 void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& decode,
                          Encode&& encode, Explain&& explain) {
-  // Strict outside records, Java inside them (records bytes are kept verbatim).
-  FrameOptions strict_options;
-  strict_options.records.decode.quirks = kQuirksJava;
+  const FrameOptions strict_options;
   FrameOptions java;
   java.decode.quirks = kQuirksJava;
-  // Encodes `frame`, decodes the result strictly and checks both; returns the encoding.
-  auto reencode = [&](const auto& frame) {
+  // The leniencies that keep the input's bytes: strings that are not UTF-8, and anything
+  // inside records fields (kept verbatim).
+  FrameOptions verbatim;
+  verbatim.decode.quirks = kQuirkInvalidUtf8;
+  verbatim.records.decode.quirks = kQuirksJava;
+  const EncodeOptions keep_utf8{kQuirkInvalidUtf8};
+  // Encodes `frame` under `eo`, decodes the result with `reread` and checks both;
+  // returns the encoding.
+  auto reencode = [&](const auto& frame, const EncodeOptions& eo, const FrameOptions& reread) {
     const char* name = frame.body.spec().name;
-    auto encoded = encode(frame);
+    auto encoded = encode(frame, eo);
     KWIRE_FUZZ_CHECK(encoded.ok(), "a decoded %s v%d does not encode: %s", name, version,
                      encoded.status().ToString());
-    auto again = decode(std::span<const uint8_t>(*encoded), strict_options);
+    auto again = decode(std::span<const uint8_t>(*encoded), reread);
     KWIRE_FUZZ_CHECK(again.ok(), "the encoding of a decoded %s v%d does not decode: %s\n%s", name,
                      version, again.status().ToString(), Hex(*encoded));
     KWIRE_FUZZ_CHECK(SameFrame(frame, *again),
                      "decode(encode(decode(b))) != decode(b) for %s v%d", name, version);
-    auto twice = encode(*again);
+    auto twice = encode(*again, eo);
     KWIRE_FUZZ_CHECK(twice.ok() && *twice == *encoded,
                      "encoding of %s v%d is not stable on the second pass", name, version);
     return *std::move(encoded);
   };
-  auto strict = decode(in, FrameOptions{});
+  auto strict = decode(in, strict_options);
   PrintOptions print;
   print.records = &PrintRecordBatches;
   CheckExplanation(in, strict.status(), explain(in, print));
   if (strict.ok()) {
-    const std::vector<uint8_t> encoded = reencode(*strict);
+    const std::vector<uint8_t> encoded = reencode(*strict, EncodeOptions{}, strict_options);
     KWIRE_FUZZ_CHECK(std::equal(encoded.begin(), encoded.end(), in.begin(), in.end()),
                      "canonical %s v%d does not re-encode byte-identically: %s",
                      strict->body.spec().name, version, FirstDifference(in, encoded));
@@ -107,12 +118,34 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
   KWIRE_FUZZ_CHECK(!strict.status().message().empty(), "error without a message");
   auto lenient = decode(in, java);
   if (!lenient.ok()) return;
-  const std::vector<uint8_t> encoded = reencode(*lenient);
-  if (!decode(in, strict_options).ok()) {
-    KWIRE_FUZZ_CHECK(!std::equal(encoded.begin(), encoded.end(), in.begin(), in.end()),
-                     "frame rejected strictly (%s) re-encodes to itself",
-                     strict.status().ToString());
+  const std::vector<uint8_t> encoded = reencode(*lenient, keep_utf8, verbatim);
+  auto kept = decode(in, verbatim);
+  if (kept.ok()) {
+    const char* name = kept->body.spec().name;
+    KWIRE_FUZZ_CHECK(SameFrame(*kept, *lenient),
+                     "%s v%d reads differently with the verbatim options and the Java quirks",
+                     name, version);
+    KWIRE_FUZZ_CHECK(std::equal(encoded.begin(), encoded.end(), in.begin(), in.end()),
+                     "%s v%d decoded under the verbatim options does not re-encode "
+                     "byte-identically: %s",
+                     name, version, FirstDifference(in, encoded));
+    auto refused = encode(*kept, EncodeOptions{});
+    if (refused.ok()) {
+      FrameOptions opaque;
+      opaque.records_mode = RecordsMode::kOpaque;
+      KWIRE_FUZZ_CHECK(decode(in, opaque).ok(),
+                       "%s v%d rejected strictly (%s) encodes strictly, but not for its records",
+                       name, version, strict.status().ToString());
+    } else {
+      KWIRE_FUZZ_CHECK(absl::StrContains(refused.status().message(), "invalid utf-8"),
+                       "%s v%d rejected strictly (%s) fails to encode strictly: %s", name,
+                       version, strict.status().ToString(), refused.status().ToString());
+    }
+    return;
   }
+  KWIRE_FUZZ_CHECK(!std::equal(encoded.begin(), encoded.end(), in.begin(), in.end()),
+                   "frame rejected strictly (%s) re-encodes to itself",
+                   strict.status().ToString());
 }
 
 }  // namespace kwire::fuzz

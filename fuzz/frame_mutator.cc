@@ -71,14 +71,19 @@ std::optional<Parsed> Parse(InputKind kind, std::span<const uint8_t> in) {
   return p;
 }
 
+// Mutated strings may be invalid UTF-8 (fuzz/mutate.h): written as they are, so that the
+// targets see both the strict rejection and the kQuirkInvalidUtf8 round trip.
+constexpr EncodeOptions kKeepInvalidUtf8{kQuirkInvalidUtf8};
+
 absl::StatusOr<std::vector<uint8_t>> Serialize(const Parsed& p) {
   if (p.kind == InputKind::kRequestFrame) {
     RequestHeader h = p.request_header;
     h.request_api_key = p.api_key;
     h.request_api_version = p.version;
-    return EncodeRequestFrame(h, *p.body);
+    return EncodeRequestFrame(h, *p.body, kKeepInvalidUtf8);
   }
-  auto frame = EncodeResponseFrame(p.response_header, p.api_key, p.version, *p.body);
+  auto frame =
+      EncodeResponseFrame(p.response_header, p.api_key, p.version, *p.body, kKeepInvalidUtf8);
   if (!frame.ok()) return frame;
   std::vector<uint8_t> out = {static_cast<uint8_t>(p.api_key >> 8),
                               static_cast<uint8_t>(p.api_key),

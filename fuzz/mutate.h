@@ -9,7 +9,9 @@
 //   scalar fields       interesting values (0, −1, limits, varint boundaries), ±small
 //                       deltas, bit flips, random values; bools toggled; float64 NaN/inf/−0
 //   string/bytes        cleared, byte-mutated (LLVMFuzzerMutate), truncated, doubled,
-//                       replaced by tokens; strings stay ≤ 32767 bytes
+//                       replaced by tokens; strings stay ≤ 32767 bytes and sometimes
+//                       get an ill-formed UTF-8 sequence (stray continuation, overlong,
+//                       surrogate, above U+10FFFF, truncated, F5..FF) inserted
 //   records             RecordBatch v2 aware: header fields (magic, attributes / codec,
 //                       counts, offsets) rewritten, bytes mutated, batches appended or
 //                       cut; batchLength and CRC-32C then recomputed (FixRecordBatches)
@@ -198,7 +200,19 @@ inline void MutateBlob(Mutator& mu, bool is_string, std::string& s) {
   const size_t cap = is_string ? std::min<size_t>(mu.max_blob, 0x7fff) : mu.max_blob;
   static const char* const kTokens[] = {"", "\0", "\xff", "\xc3\x28", "__consumer_offsets",
                                         "topic", "-1", "%s%n", "\xef\xbf\xbd", "PLAIN",
-                                        "SCRAM-SHA-256", "range", "localhost:9092"};
+                                        "SCRAM-SHA-256", "range", "localhost:9092",
+                                        "\xc0\xaf", "\xf0\x9f\x98\x80"};
+  // Ill-formed UTF-8 (RFC 3629): stray continuation, overlong 2/3/4-byte, surrogate,
+  // above U+10FFFF, truncated 3-byte, bytes that never start a sequence.
+  static const char* const kBadUtf8[] = {"\x80",         "\xc0\xaf",         "\xe0\x80\xaf",
+                                         "\xf0\x80\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+                                         "\xe2\x82",     "\xf5",             "\xff"};
+  if (is_string && mu.Chance(10)) {
+    const size_t at = mu.Below(s.size() + 1);
+    s.insert(at, kBadUtf8[mu.Below(std::size(kBadUtf8))]);
+    if (s.size() > cap) s.resize(cap);
+    return;
+  }
   switch (mu.Below(6)) {
     case 0:
       s.clear();

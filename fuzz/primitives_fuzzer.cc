@@ -1,6 +1,6 @@
 // primitives_fuzzer: the wire primitives of codec/wire (Reader, Writer, varint.h).
 //
-// Input: byte 0 = DecodeOptions::quirks (low 6 bits); the rest is read by one Reader as
+// Input: byte 0 = DecodeOptions::quirks (low 7 bits); the rest is read by one Reader as
 // a program: an op byte, then the value that op reads, again and again until the input
 // ends or a read fails. Ops: uvarint, varint, varlong, compact and classic
 // (nullable) strings and bytes, array counts (with a minimum element size), a
@@ -14,6 +14,8 @@
 //     strictly to the same value; without quirks it is byte-identical to what was read
 //     (decode → encode identity for canonical encodings); Uvarint/Varint/VarlongSize
 //     match the encoded lengths;
+//   * strings are read with ReadUtf8: invalid UTF-8 fails kInvalidUtf8 at its first bad
+//     byte unless kQuirkInvalidUtf8, which keeps the bytes;
 //   * lengths and counts are bounded by the bytes left (strings ≤ 32767, array counts ≤
 //     remaining / min element size, tagged counts ≤ remaining / 2), tags ascend;
 //   * a failure is sticky: the reader is drained, later reads return zero values and
@@ -183,7 +185,24 @@ class Interpreter {
                      "length %d exceeds the %d bytes left", len, r_.remaining());
     KWIRE_FUZZ_CHECK(r_.remaining() < before, "a length prefix consumed nothing");
     std::string_view raw;
-    if (len > 0) {
+    if (len > 0 && is_string) {
+      // Strings are UTF-8: kInvalidUtf8 at the first bad byte unless kQuirkInvalidUtf8
+      // (utf8_test.cc checks FindInvalidUtf8 against an independent decoder).
+      const size_t payload_at = r_.offset();
+      const std::span<const uint8_t> bytes = r_.Unread().first(static_cast<size_t>(len));
+      const size_t bad = FindInvalidUtf8(bytes.data(), bytes.size());
+      raw = r_.ReadUtf8(static_cast<size_t>(len));
+      if (bad != bytes.size() && !(quirks_ & kQuirkInvalidUtf8)) {
+        KWIRE_FUZZ_CHECK(!r_.ok() && r_.error().kind == ErrorKind::kInvalidUtf8 &&
+                             r_.error().offset == payload_at + bad,
+                         "invalid UTF-8 at byte %d read as %s", payload_at + bad,
+                         r_.error().ToString());
+        return;
+      }
+      KWIRE_FUZZ_CHECK(r_.ok() && raw.size() == static_cast<size_t>(len),
+                       "ReadUtf8(%d) failed on %s: %s", len,
+                       bad == bytes.size() ? "UTF-8" : "kept bytes", r_.error().ToString());
+    } else if (len > 0) {
       raw = r_.ReadRaw(static_cast<size_t>(len));
       KWIRE_FUZZ_CHECK(r_.ok() && raw.size() == static_cast<size_t>(len),
                        "ReadRaw(%d) failed after the length was checked", len);
@@ -374,7 +393,7 @@ class Interpreter {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
-  kwire::fuzz::Interpreter interp({data, size}, data[0] & 0x3fu);
+  kwire::fuzz::Interpreter interp({data, size}, data[0] & 0x7fu);
   interp.Run(0);
   interp.CheckFinal();
   return 0;

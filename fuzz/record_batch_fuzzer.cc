@@ -63,6 +63,7 @@ bool IsRecordsError(ErrorKind k) {
     case ErrorKind::kVarintOverflow:
     case ErrorKind::kVarintNonCanonical:
     case ErrorKind::kInvalidValue:
+    case ErrorKind::kInvalidUtf8:  // header keys
     case ErrorKind::kTruncated:
       return true;
     default:
@@ -240,6 +241,7 @@ bool MutateRecordsOfBatch(Mutator& mu, std::string& field) {
                                        field.size());
   RecordsOptions lenient;
   lenient.enforce_crc = false;
+  lenient.decode.quirks = kQuirkInvalidUtf8;  // keys that are not UTF-8 too
   BatchIterator it(bytes, lenient);
   std::vector<BatchView> batches;
   for (const BatchView& b : it) {
@@ -300,7 +302,9 @@ bool MutateRecordsOfBatch(Mutator& mu, std::string& field) {
         case 1: blob(r.value); break;
         case 2:
           if (r.headers.empty() || mu.Chance(50)) {
-            r.headers.push_back({own(std::string(mu.Below(8), 'k')), std::nullopt});
+            // Now and then a key that is not UTF-8 (rejected strictly, kept by the quirk).
+            r.headers.push_back({mu.Chance(10) ? own("k\xc0\xaf") : own(std::string(mu.Below(8), 'k')),
+                                 std::nullopt});
           } else {
             r.headers.erase(r.headers.begin() + static_cast<ptrdiff_t>(mu.Below(r.headers.size())));
           }
@@ -314,7 +318,9 @@ bool MutateRecordsOfBatch(Mutator& mu, std::string& field) {
       }
     }
   }
-  auto encoded = EncodeRecordBatch(header, records);
+  EncodeBatchOptions keep;
+  keep.encode.quirks = kQuirkInvalidUtf8;  // keys decoded or mutated as they are
+  auto encoded = EncodeRecordBatch(header, records, keep);
   if (!encoded.ok()) return false;
   const size_t at = static_cast<size_t>(batch.bytes().data() - bytes.data());
   field.replace(at, batch.bytes().size(), *encoded);

@@ -21,7 +21,9 @@ void Check(std::span<const uint8_t> in) {
   CheckFrameRoundTrip(
       in, version,
       [](std::span<const uint8_t> b, const FrameOptions& o) { return DecodeRequestFrame(b, o); },
-      [](const RequestFrame& f) { return EncodeRequestFrame(f.header, f.body); },
+      [](const RequestFrame& f, const EncodeOptions& eo) {
+        return EncodeRequestFrame(f.header, f.body, eo);
+      },
       [](std::span<const uint8_t> b, const PrintOptions& o) { return ExplainRequestFrame(b, o); });
 }
 

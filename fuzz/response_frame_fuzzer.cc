@@ -25,7 +25,9 @@ void Check(std::span<const uint8_t> in) {
       [&](std::span<const uint8_t> b, const FrameOptions& o) {
         return DecodeResponseFrame(b, key, version, o);
       },
-      [&](const ResponseFrame& f) { return EncodeResponseFrame(f.header, key, version, f.body); },
+      [&](const ResponseFrame& f, const EncodeOptions& eo) {
+        return EncodeResponseFrame(f.header, key, version, f.body, eo);
+      },
       [&](std::span<const uint8_t> b, const PrintOptions& o) {
         return ExplainResponseFrame(b, key, version, o);
       });

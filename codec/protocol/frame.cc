@@ -207,16 +207,20 @@ absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
 }
 
 absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& header,
-                                                        const AnyMessage& body) {
+                                                        const AnyMessage& body,
+                                                        const EncodeOptions& options) {
   Writer w;
+  w.set_options(options);
   if (absl::Status s = AppendRequestFrame(header, body, &w); !s.ok()) return s;
   return w.Release();
 }
 
 absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& header,
                                                          int16_t api_key, int16_t api_version,
-                                                         const AnyMessage& body) {
+                                                         const AnyMessage& body,
+                                                         const EncodeOptions& options) {
   Writer w;
+  w.set_options(options);
   if (absl::Status s = AppendResponseFrame(header, api_key, api_version, body, &w); !s.ok()) {
     return s;
   }

@@ -98,20 +98,24 @@ absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame
 
 /// Encodes a request frame: size prefix, header at the registry's header version
 /// (header.request_api_key/version choose the body type, which must match `body`).
+/// `options`: strict by default (a string that is not UTF-8 fails kInvalidUtf8); pass
+/// the quirks a frame was decoded with to re-encode it byte-exactly.
 absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& header,
-                                                        const AnyMessage& body);
+                                                        const AnyMessage& body,
+                                                        const EncodeOptions& options = {});
 
 /// Encodes a response frame for (api_key, api_version).
 absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& header,
                                                          int16_t api_key, int16_t api_version,
-                                                         const AnyMessage& body);
+                                                         const AnyMessage& body,
+                                                         const EncodeOptions& options = {});
 
 /// Appends a request frame (size prefix, header, body) to `*out`, after the bytes already
 /// there: with a Writer reused across frames (Writer::Clear between them), encoding
 /// allocates nothing once the writer has grown to the largest frame, where
 /// EncodeRequestFrame allocates (and page-faults in) a new buffer per frame. `*out` must
-/// be ok(). Errors as EncodeRequestFrame; on failure `*out` holds a partial frame and
-/// its error (Clear it before reuse).
+/// be ok(). Errors as EncodeRequestFrame, under `out->options()`; on failure `*out`
+/// holds a partial frame and its error (Clear it before reuse).
 absl::Status AppendRequestFrame(const RequestHeader& header, const AnyMessage& body,
                                 Writer* out);
 

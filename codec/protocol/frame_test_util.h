@@ -178,7 +178,8 @@ struct Decoded {
   bool ok() const { return error.ok(); }
 };
 
-/// Decodes `frame` as the case's request or response frame; on success re-encodes it.
+/// Decodes `frame` as the case's request or response frame; on success re-encodes it
+/// (with the same quirks as EncodeOptions: only kQuirkInvalidUtf8 matters there).
 inline Decoded DecodeFrame(const Case& c, std::span<const uint8_t> frame, uint32_t quirks = 0,
                            const FrameOptions& base = {}) {
   FrameOptions options = base;
@@ -190,7 +191,7 @@ inline Decoded DecodeFrame(const Case& c, std::span<const uint8_t> frame, uint32
       out.error = ErrorOf(f.status());
       return out;
     }
-    auto again = EncodeRequestFrame(f->header, f->body);
+    auto again = EncodeRequestFrame(f->header, f->body, EncodeOptions{quirks});
     EXPECT_TRUE(again.ok()) << again.status();
     if (again.ok()) out.reencoded = *std::move(again);
   } else {
@@ -199,7 +200,8 @@ inline Decoded DecodeFrame(const Case& c, std::span<const uint8_t> frame, uint32
       out.error = ErrorOf(f.status());
       return out;
     }
-    auto again = EncodeResponseFrame(f->header, c.api->api_key, c.version, f->body);
+    auto again =
+        EncodeResponseFrame(f->header, c.api->api_key, c.version, f->body, EncodeOptions{quirks});
     EXPECT_TRUE(again.ok()) << again.status();
     if (again.ok()) out.reencoded = *std::move(again);
   }

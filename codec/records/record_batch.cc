@@ -245,7 +245,8 @@ KWIRE_RECORDS_NOINLINE void ReadHeaders(Reader& r, int32_t count, RecordPaths& p
     }
     RecordHeader& out = rec->headers.emplace_back();
     const size_t key_at = r.offset();
-    if (r.ok()) out.key = r.ReadRaw(static_cast<size_t>(klen));
+    // Keys are strings (Java reads them as UTF-8): kInvalidUtf8 unless kQuirkInvalidUtf8.
+    if (r.ok()) out.key = r.ReadUtf8(static_cast<size_t>(klen));
     r.set_path(&paths.header_value);
     const size_t vlen_at = r.offset();
     ReadVarBytes(r, "header value", &out.value);
@@ -372,7 +373,8 @@ KWIRE_ALWAYS_INLINE bool FastVarBytes(const uint8_t** p, const uint8_t* limit,
 
 // The header count and headers of ReadRecordFast (out of line: most records have
 // none). Returns the end of the last header, or nullptr for what the fast path declines
-// (a count or length out of range, a varint the fast decoders decline).
+// (a count or length out of range, a varint the fast decoders decline, a key that is not
+// UTF-8).
 KWIRE_RECORDS_NOINLINE const uint8_t* ReadHeadersFast(const uint8_t* p, const uint8_t* rec_end,
                                                       Record* rec) {
   int32_t count;
@@ -386,6 +388,8 @@ KWIRE_RECORDS_NOINLINE const uint8_t* ReadHeadersFast(const uint8_t* p, const ui
     RecordHeader& h = rec->headers.emplace_back();
     std::optional<std::string_view> key;
     if (!FastVarBytes(&p, rec_end, &key) || !key) return nullptr;  // keys are not nullable
+    // Keys are UTF-8: the reference path reports a bad one (or applies the quirk).
+    if (!IsValidUtf8(*key)) return nullptr;
     h.key = *key;
     if (!FastVarBytes(&p, rec_end, &h.value)) return nullptr;
   }
@@ -960,6 +964,7 @@ void WriteRecord(Writer* w, const Record& rec) {
                 VarintSize(static_cast<int32_t>(rec.headers.size()));
   for (const RecordHeader& h : rec.headers) {
     if (!CheckLength(w, h.key.size(), "header key")) return;
+    if (!w->CheckUtf8(h.key)) return;  // keys are strings
     if (h.value && !CheckLength(w, h.value->size(), "header value")) return;
     body += VarintSize(static_cast<int32_t>(h.key.size())) + h.key.size() + VarBytesSize(h.value);
   }
@@ -1013,6 +1018,7 @@ Error AppendRecordBatch(const BatchHeader& header, std::span<const Record> recor
     for (const Record& rec : records) WriteRecord(w, rec);
   } else {
     Writer plain;
+    plain.set_options(w->options());
     for (const Record& rec : records) WriteRecord(&plain, rec);
     if (!plain.ok()) {
       w->Fail(plain.error().kind, plain.error().detail);
@@ -1040,6 +1046,7 @@ absl::StatusOr<std::string> EncodeRecordBatch(const BatchHeader& header,
                                               std::span<const Record> records,
                                               const EncodeBatchOptions& options) {
   Writer w;
+  w.set_options(options.encode);
   if (Error e = AppendRecordBatch(header, records, &w, options); !e.ok()) return e.ToStatus();
   return std::string(reinterpret_cast<const char*>(w.data()), w.size());
 }

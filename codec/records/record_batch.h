@@ -33,7 +33,8 @@
 // `<caller path>.Batch[1].Record[3].Headers[0].Key`. Kinds: kCorruptRecords (framing
 // inconsistent: magic, batchLength, counts, lengths, nested compression; a length that
 // overruns its record or batch is reported as kCorruptRecords, never kTruncated),
-// kInvalidLength (negative length other than −1), kVarint* (from Reader),
+// kInvalidLength (negative length other than −1), kVarint* (from Reader), kInvalidUtf8
+// (a header key that is not UTF-8, at its first bad byte, unless kQuirkInvalidUtf8),
 // kCrcMismatch (detail: stored and computed values), kCompressionError (detail names the
 // codec and the batch's baseOffset). Errors inside a decompressed payload are reported
 // at the payload's first byte, with the position inside the decompressed bytes in the
@@ -305,7 +306,7 @@ class BatchView {
   /// Parses (decompressing if needed) this batch's records into `*out`. Checks: valid
   /// codec; records count ≥ 0 and equal to the records present (both directions);
   /// each record's length equal to the bytes its fields use; header counts within the
-  /// bytes; key/value/header lengths ≥ −1 (header keys ≥ 0); decompressed size ≤
+  /// bytes; key/value/header lengths ≥ −1 (header keys ≥ 0, and UTF-8); decompressed size ≤
   /// options.max_decompressed_bytes; records (inner messages) ≤ options.max_records;
   /// control records decodable (control batches).
   /// Legacy wrappers: one level of compression, inner magic equal to the wrapper's,
@@ -447,6 +448,9 @@ std::string EndTxnMarkerValue(int32_t coordinator_epoch, int16_t version = 0);
 struct EncodeBatchOptions {
   /// Passed to the codec (kDefaultCompressionLevel: the library default).
   int compression_level = kDefaultCompressionLevel;
+  /// EncodeRecordBatch's Writer options (AppendRecordBatch uses those of its Writer):
+  /// header keys that are not UTF-8 fail kInvalidUtf8 unless kQuirkInvalidUtf8.
+  EncodeOptions encode;
 };
 
 /// Appends one RecordBatch v2 to `w`: the header from `header` (batch_length, crc and
@@ -455,7 +459,8 @@ struct EncodeBatchOptions {
 /// and the CRC-32C. An uncompressed batch decoded and re-encoded this way is
 /// byte-identical. Fails (sticky, in `w`) with kInvalidValue for magic ≠ 2 or codec
 /// 5–7, kStringTooLong for a key/value/header or batch above INT32_MAX bytes,
-/// kCompressionError if the codec fails. Returns w->error().
+/// kInvalidUtf8 for a header key that is not UTF-8 (unless w->options() allow
+/// kQuirkInvalidUtf8), kCompressionError if the codec fails. Returns w->error().
 Error AppendRecordBatch(const BatchHeader& header, std::span<const Record> records, Writer* w,
                         const EncodeBatchOptions& options = {});
 

@@ -1222,6 +1222,8 @@ std::vector<std::vector<uint8_t>> RecordTemplates() {
       RawRecord("00 00 00 02 61 02 62 00 00"),               // a byte after the headers
       RawRecord("00 00 00 02 61 7e 62 00"),                  // value length 63 > record
       RawRecord("00 00 00 02 61 02 62 02"),                  // header count 1, no header
+      RawRecord("00 00 00 02 61 02 62 02 04 c3 a9 02 76"),   // header key "é" (UTF-8)
+      RawRecord("00 00 00 02 61 02 62 02 04 c0 af 02 76"),   // header key c0 af: not UTF-8
       Hex("7e 00 00 00 02 61 02 62 00"),                     // record length 63 > batch
       Hex("01"),                                             // record length -1
   };
@@ -1377,6 +1379,54 @@ TEST(RecordFastPath, HeadersAreReadInFull) {
   ASSERT_EQ(one.set[1].headers.size(), 1u);
   EXPECT_EQ(one.set[1].headers[0].key, "h");
   EXPECT_EQ(one.set[1].headers[0].value, "v");
+}
+
+// Header keys are strings (KIP-82; Java reads them as UTF-8): kInvalidUtf8 at the first
+// bad byte on both the fast and the reference path, accepted and kept under
+// kQuirkInvalidUtf8, refused by the strict encoder.
+TEST(RecordBatchHostile, HeaderKeysAreUtf8) {
+  // attributes, timestampDelta, offsetDelta, key null, value null, 1 header: key "a\xff"
+  // (length 2), value null. Record length at 61, the key's bytes at 69 and 70.
+  const std::vector<uint8_t> batch = RawV2(RawRecord("00 00 00 01 01 02 04 61 ff 01"), 1);
+  for (bool fast : {true, false}) {
+    SetRecordFastPathForTesting(fast);
+    const Error e = RecordsError(batch);
+    SetRecordFastPathForTesting(true);
+    EXPECT_EQ(e.kind, ErrorKind::kInvalidUtf8) << e.ToString();
+    EXPECT_EQ(e.offset, 70u);
+    EXPECT_EQ(e.path, "Batch[0].Record[0].Headers[0].Key");
+    EXPECT_EQ(e.detail, "byte 0xff cannot start a sequence");
+  }
+  // Second header, a surrogate after "ok": its lead byte at 61+1+6 + (1+2+1) + 1+2 = 75.
+  const std::vector<uint8_t> second =
+      RawV2(RawRecord("00 00 00 01 01 04 04 6f 6b 01 0a 6f 6b ed a0 80 01"), 1);
+  const Error e2 = RecordsError(second);
+  EXPECT_EQ(e2.kind, ErrorKind::kInvalidUtf8) << e2.ToString();
+  EXPECT_EQ(e2.offset, 75u);
+  EXPECT_EQ(e2.path, "Batch[0].Record[0].Headers[1].Key");
+  EXPECT_EQ(e2.detail, "surrogate U+D800");
+
+  RecordsOptions java;
+  java.decode.quirks = kQuirksJava;
+  One one = DecodeOne(batch, java);
+  ASSERT_TRUE(one.error.ok()) << one.error.ToString();
+  ASSERT_EQ(one.set[0].headers.size(), 1u);
+  EXPECT_EQ(one.set[0].headers[0].key, "a\xff");
+  // Re-encoding: refused strictly, byte-exact with the quirk.
+  const std::vector<Record> recs(one.set.begin(), one.set.end());
+  const auto strict = EncodeRecordBatch(one.view.header(), recs);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_NE(strict.status().message().find("invalid utf-8"), std::string::npos)
+      << strict.status();
+  EncodeBatchOptions keep;
+  keep.encode.quirks = kQuirkInvalidUtf8;
+  const auto kept = EncodeRecordBatch(one.view.header(), recs, keep);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(Vec(*kept), batch);
+  // Compressed batches too (the plain records are written by a second writer).
+  const auto gz = EncodeRecordBatch(Header(Compression::kGzip), recs);
+  EXPECT_FALSE(gz.ok());
+  EXPECT_TRUE(EncodeRecordBatch(Header(Compression::kGzip), recs, keep).ok());
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // Encode semantics follow Kafka's generated Java code: a field absent in the target
 // version must hold its default value unless it is ignorable (else kNonDefaultField);
 // null in a version where the field is not nullable is kNullNotAllowed; strings are at
-// most 32767 bytes (kStringTooLong); known tagged fields are written when present, merged
+// most 32767 bytes (kStringTooLong) and well-formed UTF-8 (kInvalidUtf8, unless the
+// Writer's EncodeOptions allow kQuirkInvalidUtf8); known tagged fields are written when present, merged
 // with the preserved unknown tags in ascending tag order (KIP-482). Failures are recorded
 // in the Writer (sticky) with the field path.
 #ifndef KWIRE_CODEC_SCHEMA_ENCODE_H_
@@ -138,6 +139,7 @@ struct FieldEncoder {
         if (value.has_value()) {
           // Encode the payload on its own so that its size can precede it.
           Writer scratch;
+          scratch.set_options(c.w.options());
           scratch.set_path(&node);
           EncodeContext sc{scratch, c.version, c.flexible, &node};
           EncodeValue(sc, f, *value);

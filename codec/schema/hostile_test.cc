@@ -29,6 +29,9 @@
 
 #include "absl/strings/match.h"
 #include "codec/generated/api_versions_response.h"
+#include "codec/generated/describe_groups_request.h"
+#include "codec/generated/find_coordinator_request.h"
+#include "codec/generated/join_group_request.h"
 #include "codec/generated/fetch_request.h"
 #include "codec/generated/fetch_response.h"
 #include "codec/generated/metadata_request.h"
@@ -960,6 +963,204 @@ TEST(HostileQuirks, EachQuirkAcceptsWhatStrictRejectsAndReencodesCanonically) {
     EXPECT_GT(found[name], 5u) << name;
     std::printf("[ quirks   ] %s: %zu positions\n", name, found[name]);
   }
+}
+
+// ---- 10. Strings are UTF-8 (issue 13; protocol guide "Protocol Primitive Types",
+// RFC 3629).
+
+// The two inputs of the issue: DescribeDelegationToken v3 request, Owners[0].PrincipalType
+// (compact string) = ff, and c0 af (overlong '/').
+TEST(HostileUtf8, IssueInputs) {
+  const struct {
+    const char* hex;
+    const char* detail;
+  } inputs[] = {
+      {"0000001100290003000000000000000202ff010000", "byte 0xff cannot start a sequence"},
+      {"0000001200290003000000000000000203c0af010000", "overlong 2-byte encoding (c0 af)"},
+  };
+  for (const auto& in : inputs) {
+    const Bytes frame = Hex(in.hex);
+    const auto strict = DecodeRequestFrame(frame);
+    ASSERT_FALSE(strict.ok());
+    EXPECT_EQ(strict.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(strict.status().message(),
+              absl::StrCat("invalid utf-8 at byte 17 in "
+                           "DescribeDelegationTokenRequest.Owners[0].PrincipalType (",
+                           in.detail, ")"));
+    for (uint32_t quirks : {uint32_t{kQuirkInvalidUtf8}, kQuirksJava}) {
+      FrameOptions o;
+      o.decode.quirks = quirks;
+      const auto lenient = DecodeRequestFrame(frame, o);
+      ASSERT_TRUE(lenient.ok()) << lenient.status();
+      // Re-encoding: refused strictly, byte-exact with the quirk.
+      const auto refused = EncodeRequestFrame(lenient->header, lenient->body);
+      ASSERT_FALSE(refused.ok());
+      EXPECT_EQ(ErrorOf(refused.status()).kind, ErrorKind::kInvalidUtf8);
+      EXPECT_EQ(ErrorOf(refused.status()).path,
+                "DescribeDelegationTokenRequest.Owners[0].PrincipalType");
+      const auto again = EncodeRequestFrame(lenient->header, lenient->body, EncodeOptions{quirks});
+      ASSERT_TRUE(again.ok()) << again.status();
+      EXPECT_EQ(*again, frame);
+    }
+  }
+}
+
+// One hand-built body per string kind, with the absolute offset of the bad byte.
+TEST(HostileUtf8, EveryStringKindHasItsOffsetAndPath) {
+  const EncodeOptions keep{kQuirkInvalidUtf8};
+  auto body_error = [&](const auto& m, int16_t v) {
+    using M = std::decay_t<decltype(m)>;
+    auto body = EncodeMessage(m, v, keep);
+    EXPECT_TRUE(body.ok()) << body.status();
+    const Error e = ErrorOf(DecodeMessage<M>(*body, v).status());
+    // Accepted and byte-exact under the quirk.
+    auto lenient = DecodeMessage<M>(*body, v, DecodeOptions{kQuirkInvalidUtf8});
+    EXPECT_TRUE(lenient.ok()) << lenient.status();
+    if (lenient.ok()) {
+      EXPECT_TRUE(*lenient == m);
+      EXPECT_EQ(*EncodeMessage(*lenient, v, keep), *body);
+    }
+    return e;
+  };
+  {  // STRING (classic): FindCoordinator v0 Key = "a\xffb": int16 length at 0.
+    FindCoordinatorRequest m;
+    m.key = "a\xff" "b";
+    ExpectError(body_error(m, 0), ErrorKind::kInvalidUtf8, 3, "FindCoordinatorRequest.Key");
+  }
+  {  // NULLABLE_STRING (classic): JoinGroup v5 GroupInstanceId after 2+4+4+2 bytes.
+    JoinGroupRequest m;
+    m.group_instance_id = "\xed\xa0\x80";
+    const Error e = body_error(m, 5);
+    ExpectError(e, ErrorKind::kInvalidUtf8, 14, "JoinGroupRequest.GroupInstanceId");
+    EXPECT_EQ(e.detail, "surrogate U+D800");
+  }
+  {  // COMPACT_STRING: JoinGroup v6 GroupId "ab\xe2\x82" (truncated), prefix at 0.
+    JoinGroupRequest m;
+    m.group_id = "ab\xe2\x82";
+    const Error e = body_error(m, 6);
+    ExpectError(e, ErrorKind::kInvalidUtf8, 3, "JoinGroupRequest.GroupId");
+    EXPECT_EQ(e.detail,
+              "sequence truncated: lead byte 0xe2 needs 3 bytes, the string ends after 2");
+  }
+  {  // COMPACT_NULLABLE_STRING: JoinGroup v6 GroupInstanceId after 1+4+4+1 bytes.
+    JoinGroupRequest m;
+    m.group_instance_id = "\xf4\x90\x80\x80";
+    const Error e = body_error(m, 6);
+    ExpectError(e, ErrorKind::kInvalidUtf8, 11, "JoinGroupRequest.GroupInstanceId");
+    EXPECT_EQ(e.detail, "above U+10FFFF (f4 90 80 80)");
+  }
+  {  // Array element: DescribeGroups v0 Groups = {"ok", "x\x80"}: 4 + (2+2) + 2 + 1.
+    DescribeGroupsRequest m;
+    m.groups = {"ok", "x\x80"};
+    const Error e = body_error(m, 0);
+    ExpectError(e, ErrorKind::kInvalidUtf8, 11, "DescribeGroupsRequest.Groups[1]");
+    EXPECT_EQ(e.detail, "continuation byte 0x80 without a lead byte");
+  }
+  {  // Compact array element: DescribeGroups v5 Groups = {"\xc1\xbf"}: 1 + 1.
+    DescribeGroupsRequest m;
+    m.groups = {"\xc1\xbf"};
+    ExpectError(body_error(m, 5), ErrorKind::kInvalidUtf8, 2, "DescribeGroupsRequest.Groups[0]");
+  }
+}
+
+TEST(HostileUtf8, TaggedStringField) {
+  // FetchRequest v12, ClusterId (tag 0, compact nullable string) = ff: 01 00 02 02 ff in
+  // place of the top-level tag count at 87; the string's byte at 91.
+  const Case c = CaseOf("Fetch", kRequest, 12);
+  const Bytes input = Splice(MinimalOf(c).frame, 87, 1, Hex("01 00 02 02 ff"));
+  ExpectError(DecodeFrame(c, input).error, ErrorKind::kInvalidUtf8, 91, "FetchRequest.ClusterId");
+  const Decoded d = DecodeFrame(c, input, kQuirkInvalidUtf8);
+  ASSERT_TRUE(d.ok()) << d.error.ToString();
+  EXPECT_EQ(d.reencoded, input);
+}
+
+TEST(HostileUtf8, RequestHeaderClientId) {
+  // FindCoordinator v0: header v1, ClientId int16 length at 12, "k\xc0\x80" from 14.
+  const Case c = CaseOf("FindCoordinator", kRequest, 0);
+  const Bytes frame = MinimalOf(c).frame;
+  ASSERT_EQ(frame[13], 1);  // "k"
+  const Bytes input = Splice(frame, 12, 3, Hex("00 03 6b c0 80"));
+  const Error e = DecodeFrame(c, input).error;
+  ExpectError(e, ErrorKind::kInvalidUtf8, 15, "RequestHeader.ClientId");
+  EXPECT_EQ(e.detail, "overlong 2-byte encoding (c0 80)");
+  const Decoded d = DecodeFrame(c, input, kQuirksJava);
+  ASSERT_TRUE(d.ok()) << d.error.ToString();
+  EXPECT_EQ(d.reencoded, input);
+  // Flexible request (header v2): the client id stays a classic nullable string.
+  const Case f = CaseOf("DescribeDelegationToken", kRequest, 3);
+  const Bytes flex = Splice(MinimalOf(f).frame, 12, 3, Hex("00 02 ff 6b"));
+  ExpectError(DecodeFrame(f, flex).error, ErrorKind::kInvalidUtf8, 14, "RequestHeader.ClientId");
+}
+
+// Every string of every message at every version (nullable or not, classic or compact,
+// in arrays and in headers): a bad sequence in place of its value fails kInvalidUtf8 at
+// the bad byte with the field's path, and decodes byte-exactly under the quirk.
+TEST(HostileUtf8, EveryStringOfEveryMessage) {
+  const struct {
+    const char* value;
+    size_t bad;  // index of the first bad byte
+  } kBad[] = {{"a\xff" "b", 1}, {"\xc0\xaf", 0}, {"ab\xed\xa0\x80", 2},
+              {"\xe2\x82", 0},  {"x\x80", 1},    {"\xf4\x90\x80\x80", 0}};
+  size_t n = 0, classic = 0, compact = 0;
+  ForEachCase([&](const Case& c) {
+    const Bytes& frame = MinimalOf(c).frame;
+    for (const Slot& slot : MinimalOf(c).slots) {
+      if (slot.kind != SlotKind::kString) continue;
+      const auto& bad = kBad[n % std::size(kBad)];
+      const std::string value = bad.value;
+      const size_t old_len =
+          slot.compact ? frame[slot.at] - 1u : (size_t{frame[slot.at]} << 8 | frame[slot.at + 1]);
+      Bytes with = slot.compact ? Uvarint(static_cast<uint32_t>(value.size() + 1))
+                                : Int16Bytes(static_cast<int16_t>(value.size()));
+      with.insert(with.end(), value.begin(), value.end());
+      const Bytes input = Splice(frame, slot.at, slot.width() + old_len, with);
+      SCOPED_TRACE(slot.Describe());
+      ExpectError(DecodeFrame(c, input).error, ErrorKind::kInvalidUtf8,
+                  slot.at + slot.width() + bad.bad, slot.path);
+      const Decoded d = DecodeFrame(c, input, kQuirkInvalidUtf8);
+      ASSERT_TRUE(d.ok()) << d.error.ToString();
+      EXPECT_EQ(d.reencoded, input);
+      ++n;
+      ++(slot.compact ? compact : classic);
+    }
+  });
+  EXPECT_GT(classic, 500u);
+  EXPECT_GT(compact, 500u);
+  std::printf("[ utf-8    ] %zu string slots (%zu classic, %zu compact)\n", n, classic, compact);
+}
+
+TEST(HostileUtf8, BytesFieldsStayBytes) {
+  // SaslAuthenticate v0 AuthBytes (BYTES) = ff c0: not a string, decodes strictly.
+  const Case c = CaseOf("SaslAuthenticate", kRequest, 0);
+  const Bytes frame = MinimalOf(c).frame;
+  const Bytes tail(frame.end() - 4, frame.end());
+  ASSERT_EQ(tail, Hex("00 00 00 00"));  // the empty AuthBytes ends the frame
+  const Bytes input = Splice(frame, frame.size() - 4, 4, Hex("00 00 00 02 ff c0"));
+  const Decoded d = DecodeFrame(c, input);
+  ASSERT_TRUE(d.ok()) << d.error.ToString();
+  EXPECT_EQ(d.reencoded, input);
+}
+
+TEST(HostileEncode, StringsThatAreNotUtf8) {
+  FindCoordinatorRequest m;
+  m.key = "ok\xff";
+  const Error e = EncodeError(m, 0);
+  EXPECT_EQ(e.kind, ErrorKind::kInvalidUtf8);
+  EXPECT_EQ(e.path, "FindCoordinatorRequest.Key");
+  EXPECT_EQ(e.detail, "string of 3 bytes, byte 2 of it: byte 0xff cannot start a sequence");
+  EXPECT_TRUE(EncodeMessage(m, 0, EncodeOptions{kQuirkInvalidUtf8}).ok());
+  // Tagged (encoded through a scratch writer): FetchRequest v12 ClusterId.
+  FetchRequest f;
+  f.cluster_id.emplace(std::string("\xc0\xaf"));
+  EXPECT_EQ(EncodeError(f, 12).kind, ErrorKind::kInvalidUtf8);
+  EXPECT_EQ(EncodeError(f, 12).path, "FetchRequest.ClusterId");
+  EXPECT_TRUE(EncodeMessage(f, 12, EncodeOptions{kQuirkInvalidUtf8}).ok());
+  // The header's client id.
+  auto frame = EncodeRequestFrame(0, 1, std::string("\xff"), m);
+  EXPECT_FALSE(frame.ok());
+  // Valid multi-byte text encodes strictly.
+  m.key = "h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80";
+  EXPECT_TRUE(EncodeError(m, 0).ok());
 }
 
 }  // namespace

@@ -79,10 +79,13 @@ absl::StatusOr<M> DecodeMessage(std::span<const uint8_t> bytes, int16_t version,
   return m;
 }
 
-/// Encodes `m` as the body of M at `version` (no frame, no header).
+/// Encodes `m` as the body of M at `version` (no frame, no header). `options`: strict
+/// by default (a string that is not UTF-8 fails kInvalidUtf8).
 template <KafkaMessage M>
-absl::StatusOr<std::vector<uint8_t>> EncodeMessage(const M& m, int16_t version) {
+absl::StatusOr<std::vector<uint8_t>> EncodeMessage(const M& m, int16_t version,
+                                                   EncodeOptions options = {}) {
   Writer w;
+  w.set_options(options);
   EncodeBody(w, version, m);
   if (!w.ok()) return w.error().ToStatus();
   return w.Release();

@@ -10,6 +10,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "codec/wire/utf8.h"
 
 namespace kwire {
 
@@ -94,12 +95,22 @@ std::string PrintBuilder::SnakeCase(std::string_view name) {
 
 namespace {
 
-// A string value as a C-style quoted literal, shortened to `max` characters.
+// A string value as a quoted literal, shortened to about `max` bytes (at a character
+// boundary): well-formed UTF-8 characters as they are, control characters and the bytes
+// of ill-formed sequences escaped (\n, \x01, \xff), never raw.
 std::string Quote(std::string_view s, size_t max) {
   std::string out = "\"";
-  const bool cut = s.size() > max;
-  out += absl::CEscape(absl::string_view(s.data(), cut ? max : s.size()));
-  out += cut ? "\"..." : "\"";
+  size_t keep = s.size();
+  if (keep > max) {
+    keep = max;
+    // Back off over continuation bytes (at most 3) so a character is not split.
+    for (int i = 0; i < 3 && keep > 0 && (static_cast<uint8_t>(s[keep]) & 0xc0) == 0x80; ++i) {
+      --keep;
+    }
+    if (keep == 0) keep = max;
+  }
+  out += EscapeUtf8ForDisplay(s.substr(0, keep));
+  out += keep < s.size() ? "\"..." : "\"";
   return out;
 }
 
@@ -132,6 +143,12 @@ void PrintBuilder::Blob(size_t index, FieldType kind, bool compact, const std::s
                                                   : (kind == FieldType::kString ? 2 : 4));
   } else if (kind == FieldType::kString) {
     n.value = Quote(*s, options_.max_value_chars);
+    // Only under kQuirkInvalidUtf8 (strict decoding stops at the first bad byte).
+    if (const size_t bad = FindInvalidUtf8(*s); bad != s->size()) {
+      const size_t prefix = compact ? VarintLength(n.offset) : 2;
+      n.note = absl::StrFormat("invalid UTF-8 at byte %d: %s", n.offset + prefix + bad,
+                               DescribeInvalidUtf8(*s, bad));
+    }
   } else {
     n.value = HexValue(*s, options_.max_value_chars);
   }

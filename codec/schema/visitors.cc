@@ -13,7 +13,9 @@ bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable, s
   const int64_t len = kind == FieldType::kString ? c.r.ReadStringLength(compact, nullable)
                                                  : c.r.ReadBytesLength(compact, nullable);
   if (len < 0) return false;
-  out.assign(c.r.ReadRaw(static_cast<size_t>(len)));
+  // Strings are UTF-8 (kInvalidUtf8 at the first bad byte unless kQuirkInvalidUtf8).
+  out.assign(kind == FieldType::kString ? c.r.ReadUtf8(static_cast<size_t>(len))
+                                        : c.r.ReadRaw(static_cast<size_t>(len)));
   return true;
 }
 
@@ -61,6 +63,7 @@ void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::strin
                absl::StrFormat("string of %d bytes, the maximum is 32767", s->size()));
       return;
     }
+    if (s != nullptr && !c.w.CheckUtf8(*s)) return;  // kInvalidUtf8 unless allowed
   } else {
     if (s != nullptr && s->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
       c.w.Fail(ErrorKind::kStringTooLong, absl::StrFormat("bytes of %d bytes", s->size()));

@@ -13,6 +13,7 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kVarintOverflow: return "varint overflow";
     case ErrorKind::kVarintNonCanonical: return "non-canonical varint";
     case ErrorKind::kInvalidBool: return "invalid bool";
+    case ErrorKind::kInvalidUtf8: return "invalid utf-8";
     case ErrorKind::kInvalidLength: return "invalid length";
     case ErrorKind::kUnexpectedNull: return "unexpected null";
     case ErrorKind::kCountTooLarge: return "count too large";

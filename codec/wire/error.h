@@ -27,6 +27,10 @@ enum class ErrorKind : uint8_t {
   kVarintOverflow,       ///< Last varint byte sets bits beyond 32 (uvarint/varint) or 64 bits.
   kVarintNonCanonical,   ///< Overlong varint (ends in a zero continuation group); strict mode.
   kInvalidBool,          ///< Bool byte other than 0 or 1; strict mode.
+  /// A STRING / COMPACT_STRING value (or record header key) that is not well-formed
+  /// UTF-8 (RFC 3629), at its first bad byte; strict mode (kQuirkInvalidUtf8 accepts it).
+  /// Encode: a string that is not UTF-8 unless EncodeOptions allow kQuirkInvalidUtf8.
+  kInvalidUtf8,
   kInvalidLength,        ///< Negative length other than −1, or a length the type cannot hold.
   kUnexpectedNull,       ///< Null (−1 / compact 0 / marker −1) in a non-nullable field.
   kCountTooLarge,        ///< Array count exceeds bytes left / minimum element size.
@@ -57,7 +61,8 @@ const char* ErrorKindName(ErrorKind kind);
 
 /// The absl::StatusCode an ErrorKind maps to at the public boundary.
 /// Decode failures are kInvalidArgument (kDataLoss for CRC), unknown API / version
-/// kUnimplemented, size limits kResourceExhausted, encode failures kFailedPrecondition.
+/// kUnimplemented, size limits kResourceExhausted, encode failures kFailedPrecondition;
+/// kInvalidUtf8 is kInvalidArgument on both sides (the string is the caller's argument).
 absl::StatusCode ErrorKindStatusCode(ErrorKind kind);
 
 /// One recorded failure: kind, absolute byte offset, field path and detail text

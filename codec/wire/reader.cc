@@ -51,6 +51,12 @@ int Reader::Truncated(size_t need) {
   return 0;
 }
 
+std::string_view Reader::InvalidUtf8(std::string_view v, size_t bad) {
+  if (has_quirk(kQuirkInvalidUtf8)) return v;
+  Fail(ErrorKind::kInvalidUtf8, offset() - v.size() + bad, DescribeInvalidUtf8(v, bad));
+  return {};
+}
+
 bool Reader::ReadBool() {
   const size_t at = offset();
   const uint8_t b = ReadUint8();

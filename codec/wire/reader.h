@@ -23,6 +23,7 @@
 
 #include "codec/wire/error.h"
 #include "codec/wire/types.h"
+#include "codec/wire/utf8.h"
 #include "codec/wire/varint.h"
 #include "codec/wire/varint_decode.h"
 
@@ -52,12 +53,18 @@ enum Quirk : uint32_t {
   kQuirkUnorderedTags = 1u << 4,
   /// Nullable struct presence marker: any negative byte is null, any other is present.
   kQuirkAnyStructMarker = 1u << 5,
+  /// Strings (STRING / COMPACT_STRING, nullable or not, and record header keys) that are
+  /// not well-formed UTF-8 (RFC 3629) are accepted and their bytes kept, so the round
+  /// trip stays byte-exact (the encoder writes them back only with this quirk in its
+  /// EncodeOptions, see writer.h). Java: accepted, each bad sequence decoded as U+FFFD.
+  kQuirkInvalidUtf8 = 1u << 6,
 };
 
 /// All quirks: decode what the Java implementation decodes.
 inline constexpr uint32_t kQuirksJava =
     kQuirkNonCanonicalVarint | kQuirkVarintExtraBits | kQuirkAnyNonZeroBool |
-    kQuirkAnyNegativeLengthIsNull | kQuirkUnorderedTags | kQuirkAnyStructMarker;
+    kQuirkAnyNegativeLengthIsNull | kQuirkUnorderedTags | kQuirkAnyStructMarker |
+    kQuirkInvalidUtf8;
 
 class RecordsValidator;  // codec/schema/decode.h
 
@@ -212,6 +219,17 @@ class Reader {
   }
   /// Skips `n` bytes (kTruncated if fewer are left).
   void Skip(size_t n) { ReadRaw(n); }
+  /// The `n` bytes of a string value (after its length prefix: protocol guide STRING /
+  /// COMPACT_STRING, "encoded using UTF-8"), checked to be well-formed UTF-8 (RFC 3629;
+  /// codec/wire/utf8.h): kInvalidUtf8 at the absolute offset of the first bad byte
+  /// (detail: what is wrong), unless kQuirkInvalidUtf8; kTruncated if fewer than `n`
+  /// bytes are left. Empty on failure. ASCII is checked inline, 8 bytes at a time.
+  std::string_view ReadUtf8(size_t n) {
+    const std::string_view v = ReadRaw(n);  // empty after a failure
+    const size_t bad = FindInvalidUtf8(v);
+    if (KWIRE_LIKELY(bad == v.size())) return v;
+    return InvalidUtf8(v, bad);
+  }
 
   // ---- Length prefixes. Each returns the length (checked ≤ remaining()), or −1 for
   // null. Null is accepted only when `nullable`; otherwise kUnexpectedNull. Negative
@@ -316,6 +334,9 @@ class Reader {
   }
   // Records kTruncated (need n) at the current offset; returns 0.
   int Truncated(size_t need);
+  // `v` (just read) is not UTF-8 from index `bad`: `v` under kQuirkInvalidUtf8, else
+  // records kInvalidUtf8 at its absolute offset and returns empty.
+  std::string_view InvalidUtf8(std::string_view v, size_t bad);
   // A uvarint / varint whose first byte is ≥ 0x80 (the caller checked): the fast tail
   // with 8 bytes left, else (or when the tail declines) the strict slow path.
   KWIRE_ALWAYS_INLINE uint32_t ReadUvarint32Tail(bool zigzag) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_format.h"
+
 namespace kwire {
 
 void Writer::GrowSlow(size_t n) {
@@ -16,6 +18,14 @@ void Writer::Fail(ErrorKind kind, std::string detail) {
   error_.offset = size();
   error_.path = RenderPath(path_);
   error_.detail = std::move(detail);
+}
+
+bool Writer::InvalidUtf8(std::string_view s, size_t bad) {
+  if ((options_.quirks & kQuirkInvalidUtf8) != 0) return true;
+  Fail(ErrorKind::kInvalidUtf8,
+       absl::StrFormat("string of %d bytes, byte %d of it: %s", s.size(), bad,
+                       DescribeInvalidUtf8(s, bad)));
+  return false;
 }
 
 }  // namespace kwire

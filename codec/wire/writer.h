@@ -19,9 +19,19 @@
 #include "codec/wire/error.h"
 #include "codec/wire/reader.h"
 #include "codec/wire/types.h"
+#include "codec/wire/utf8.h"
 #include "codec/wire/varint.h"
 
 namespace kwire {
+
+/// Options for encoding. Default: strict (what the encoder writes decodes strictly).
+struct EncodeOptions {
+  /// Quirk bits (reader.h) that also apply to encoding; only kQuirkInvalidUtf8 does:
+  /// strings that are not well-formed UTF-8 are written as they are instead of failing
+  /// kInvalidUtf8, so that a message decoded under that quirk re-encodes byte-exactly.
+  /// Other bits are ignored: callers may pass the DecodeOptions::quirks they decoded with.
+  uint32_t quirks = 0;
+};
 
 /// Appends wire values to an owned byte buffer.
 class Writer {
@@ -49,7 +59,11 @@ class Writer {
     return out;
   }
 
-  /// Empties the writer (size 0, no error, no path) and keeps its capacity.
+  /// The EncodeOptions in force (default strict). Kept by Clear().
+  const EncodeOptions& options() const { return options_; }
+  void set_options(const EncodeOptions& options) { options_ = options; }
+
+  /// Empties the writer (size 0, no error, no path) and keeps its capacity and options.
   void Clear() {
     cur_ = buf_.data();
     error_ = Error{};
@@ -64,6 +78,15 @@ class Writer {
   void set_path(const PathNode* node) { path_ = node; }
   /// Records an encode failure at the current output offset (first failure wins).
   void Fail(ErrorKind kind, std::string detail = {});
+  /// Checks a string value before it is written: true if it is well-formed UTF-8
+  /// (RFC 3629) or options() allow kQuirkInvalidUtf8; else records kInvalidUtf8 at the
+  /// current output offset (detail: the first bad byte's index in the string and what
+  /// is wrong) and returns false. ASCII is checked inline, 8 bytes at a time.
+  bool CheckUtf8(std::string_view s) {
+    const size_t bad = FindInvalidUtf8(s);
+    if (KWIRE_LIKELY(bad == s.size())) return true;
+    return InvalidUtf8(s, bad);
+  }
 
   void WriteInt8(int8_t v) { WriteUint8(static_cast<uint8_t>(v)); }
   void WriteUint8(uint8_t v) {
@@ -204,6 +227,7 @@ class Writer {
     std::memcpy(d + n - K, s + n - K, K);
   }
   void GrowSlow(size_t n);
+  bool InvalidUtf8(std::string_view s, size_t bad);
   /// Points the cursors at buf_ with `used` bytes written.
   void Rebase(size_t used) {
     cur_ = buf_.data() + used;
@@ -228,6 +252,7 @@ class Writer {
   uint8_t* end_ = nullptr;
   const PathNode* path_ = nullptr;
   Error error_;
+  EncodeOptions options_;
 };
 
 }  // namespace kwire

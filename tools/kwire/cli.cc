@@ -86,6 +86,8 @@ constexpr const char* kDecodeUsage =
     "batch per Produce v3+ partition). FetchSnapshot's UnalignedRecords is a raw byte range\n"
     "and is never parsed.\n"
     "\n"
+    "Strings must be UTF-8; under --quirks java (or invalid-utf8) other bytes are kept and\n"
+    "written back as they are.\n"    "\n"
     "options:\n"
     "  --api K          API key or name; for responses (their header does not carry it)\n"
     "                   with --version, or checked against each request's header\n"
@@ -97,7 +99,8 @@ constexpr const char* kDecodeUsage =
     "  --quirks LIST    accept what Apache Kafka's Java code accepts: `java` (all), or a\n"
     "                   comma-separated list of non-canonical-varint, varint-extra-bits,\n"
     "                   any-nonzero-bool, any-negative-length-is-null, unordered-tags,\n"
-    "                   any-struct-marker (default: strict); they apply inside records too\n"
+    "                   any-struct-marker, invalid-utf8 (default: strict); they apply inside\n"
+    "                   records too\n"
     "  --records MODE   validate (default) or opaque: keep records fields unexamined\n"
     "  --quiet          no summary lines (errors are still printed)\n";
 
@@ -276,6 +279,7 @@ bool ResolveQuirks(const std::string& list, uint32_t& q, Usage& u) {
       {"any-negative-length-is-null", kQuirkAnyNegativeLengthIsNull},
       {"unordered-tags", kQuirkUnorderedTags},
       {"any-struct-marker", kQuirkAnyStructMarker},
+      {"invalid-utf8", kQuirkInvalidUtf8},
   };
   q = 0;
   size_t start = 0;
@@ -606,7 +610,7 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
     }
     what = absl::StrFormat("%s v%d, request header v%d", frame->body.spec().name,
                            frame->api_version(), frame->header_version);
-    again = EncodeRequestFrame(frame->header, frame->body);
+    again = EncodeRequestFrame(frame->header, frame->body, EncodeOptions{f.quirks});
   } else {
     int16_t key = 0, version = 0;
     std::string error;
@@ -621,7 +625,8 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
     }
     what = absl::StrFormat("%s v%d, response header v%d", frame->body.spec().name, version,
                            frame->header_version);
-    again = EncodeResponseFrame(frame->header, key, version, frame->body);
+    again = EncodeResponseFrame(frame->header, key, version, frame->body,
+                                EncodeOptions{f.quirks});
   }
   if (!again.ok()) {
     err << "kwire decode: " << prefix << what

@@ -330,6 +330,49 @@ TEST(KwireCli, ExplainChecksRecords) {
   EXPECT_EQ(o.out.back(), '\n');
 }
 
+// Issue 13: strings that are not UTF-8 (Owners[0].PrincipalType = ff, and c0 af).
+constexpr const char* kBadUtf8Ff = "0000001100290003000000000000000202ff010000";
+constexpr const char* kBadUtf8Overlong = "0000001200290003000000000000000203c0af010000";
+
+TEST(KwireCli, DecodeInvalidUtf8) {
+  const Outcome ff = Kwire({"decode", "request"}, kBadUtf8Ff);
+  EXPECT_EQ(ff.rc, kExitFailure);
+  EXPECT_EQ(ff.out, "");
+  EXPECT_EQ(ff.err,
+            "kwire decode: invalid utf-8 at byte 17 in "
+            "DescribeDelegationTokenRequest.Owners[0].PrincipalType (byte 0xff cannot start a "
+            "sequence)\n");
+  const Outcome overlong = Kwire({"decode", "request"}, kBadUtf8Overlong);
+  EXPECT_EQ(overlong.rc, kExitFailure);
+  EXPECT_THAT(overlong.err, HasSubstr("invalid utf-8 at byte 17 in "
+                                      "DescribeDelegationTokenRequest.Owners[0].PrincipalType "
+                                      "(overlong 2-byte encoding (c0 af))"));
+  // Accepted, byte-exact, under the Java quirks (and the one quirk alone).
+  for (const char* frame : {kBadUtf8Ff, kBadUtf8Overlong}) {
+    for (const char* quirks : {"java", "invalid-utf8"}) {
+      const Outcome o = Kwire({"decode", "request", "--quirks", quirks}, frame);
+      EXPECT_EQ(o.rc, kExitOk) << quirks << ": " << o.err;
+      EXPECT_EQ(o.out, std::string(frame) + "\n");
+      EXPECT_THAT(o.err, HasSubstr("re-encoding identical"));
+    }
+  }
+}
+
+TEST(KwireCli, ExplainInvalidUtf8) {
+  const Outcome strict = Kwire({"explain", "request"}, kBadUtf8Ff);
+  EXPECT_EQ(strict.rc, kExitFailure);
+  EXPECT_THAT(strict.out, HasSubstr("decoding failed here"));
+  EXPECT_THAT(strict.err, HasSubstr("invalid utf-8 at byte 17"));
+  EXPECT_EQ(strict.out.find('\xff'), std::string::npos);
+  // Under the quirk: the value escaped, never raw, with the first bad byte's offset.
+  const Outcome o = Kwire({"explain", "request", "--quirks", "java"}, kBadUtf8Overlong);
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("\"\\xc0\\xaf\""));
+  EXPECT_THAT(o.out, HasSubstr("invalid UTF-8 at byte 17: overlong 2-byte encoding (c0 af)"));
+  EXPECT_EQ(o.out.find('\xc0'), std::string::npos);
+  EXPECT_EQ(o.out.find('\xaf'), std::string::npos);
+}
+
 TEST(KwireCli, Explain) {
   const Outcome o = Kwire({"explain", "request"}, kDdt3Request);
   EXPECT_EQ(o.rc, kExitOk) << o.err;
