@@ -508,6 +508,23 @@ std::string FramePrefix(const std::vector<StreamFrame>& frames, size_t i) {
   return frames.size() > 1 ? absl::StrFormat("frame %d at byte %d: ", i + 1, frames[i].at) : "";
 }
 
+// The fields every request header version starts with, read through the Reader (never
+// by hand); nullopt when the frame is shorter than that.
+struct RequestIds {
+  int16_t api_key, api_version;
+  int32_t correlation_id;
+};
+std::optional<RequestIds> PeekRequestHeader(std::span<const uint8_t> frame) {
+  Reader r(frame);
+  r.ReadInt32();  // size
+  RequestIds ids;
+  ids.api_key = r.ReadInt16();
+  ids.api_version = r.ReadInt16();
+  ids.correlation_id = r.ReadInt32();
+  if (!r.ok()) return std::nullopt;
+  return ids;
+}
+
 // (api key, version) of each request in --requests FILE, by correlation id: how
 // `kwire decode/explain response` finds what each response of a stream answers.
 using CorrelationMap = std::map<int32_t, std::pair<int16_t, int16_t>>;
@@ -527,21 +544,15 @@ bool ReadCorrelationMap(const std::string& file, bool binary, CorrelationMap& ma
   std::string split_error;
   const std::vector<StreamFrame> frames = SplitStream(bytes, split_error);
   for (size_t i = 0; i < frames.size(); ++i) {
-    // The request header starts with api key, version and correlation id (read
-    // through the Reader, never by hand).
-    Reader r(frames[i].bytes);
-    r.ReadInt32();  // size
-    const int16_t key = r.ReadInt16();
-    const int16_t version = r.ReadInt16();
-    const int32_t correlation_id = r.ReadInt32();
-    if (!r.ok() || !split_error.empty()) {
+    const std::optional<RequestIds> ids = PeekRequestHeader(frames[i].bytes);
+    if (!ids || !split_error.empty()) {
       error = absl::StrFormat("%s: %s", file,
                               split_error.empty() ? "request frame " + std::to_string(i + 1) +
                                                         " is shorter than a request header"
                                                   : split_error);
       return false;
     }
-    map[correlation_id] = {key, version};
+    map[ids->correlation_id] = {ids->api_key, ids->api_version};
   }
   return true;
 }
@@ -724,11 +735,8 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
       continue;
     }
     if (f.dir == Direction::kRequest) {
-      Reader r(bytes);
-      r.ReadInt32();  // size
-      const int16_t key = r.ReadInt16();
-      const int16_t version = r.ReadInt16();
-      if (r.ok() && !CheckRequestHeader(f, key, version, err, "explain")) continue;
+      const std::optional<RequestIds> ids = PeekRequestHeader(bytes);
+      if (ids && !CheckRequestHeader(f, ids->api_key, ids->api_version, err, "explain")) continue;
     }
     ++good;
   }
