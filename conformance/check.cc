@@ -212,6 +212,7 @@ std::vector<ExpectedFailure> LoadExpectedFailures(const std::string& path,
     ss >> key >> version >> dir >> extra;
     if (key.empty()) continue;  // blank or comment-only
     ExpectedFailure e;
+    e.file = path;
     e.line = ln;
     e.reason = reason;
     if (!ParseInt16(key, e.api_key) || !ParseInt16(version, e.version) ||
@@ -377,7 +378,7 @@ Result Classify(std::vector<std::string> failures, const ExpectedFailure* expect
     r.outcome = failures.empty() ? Outcome::kUnexpectedPass : Outcome::kExpectedFailure;
     if (failures.empty()) {
       failures.push_back(absl::StrFormat(
-          "listed in expected_failures.txt:%d (%s) but passes: remove it from the list",
+          "listed in %s:%d (%s) but passes: remove it from the list", expected->file,
           expected->line, expected->reason));
     }
   }

@@ -69,6 +69,7 @@ VectorFile LoadVectorFile(const std::string& path);
 
 /// One line of expected_failures.txt: `<api_key> <version> <request|response>  # reason`.
 struct ExpectedFailure {
+  std::string file;  ///< The list's path as given to LoadExpectedFailures (for messages).
   int line = 0;
   int16_t api_key = 0;
   int16_t version = 0;

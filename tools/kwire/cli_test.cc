@@ -471,6 +471,17 @@ TEST(KwireCli, ConformanceExpectedFailures) {
   EXPECT_EQ(xpass.rc, kExitFailure);
   EXPECT_THAT(xpass.out, HasSubstr("XPASS mini.txt:2"));
   EXPECT_THAT(xpass.out, HasSubstr("but passes: remove it from the list"));
+  // The message names the list's line (the default list: <dir>/../expected_failures.txt).
+  EXPECT_THAT(xpass.out, HasSubstr("expected_failures.txt:1 (claims to fail but passes)"));
+  // A list given with --expected-failures is named as given.
+  const std::string own = (root / "own-list.txt").string();
+  {
+    std::ofstream e(own);
+    e << "# mine\n41 3 request  # claims to fail\n";
+  }
+  const Outcome named = Kwire({"conformance", dir, "--expected-failures", own});
+  EXPECT_EQ(named.rc, kExitFailure);
+  EXPECT_THAT(named.out, HasSubstr("listed in " + own + ":2 (claims to fail) but passes"));
   fs::remove_all(root);
 }
 
