@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "codec/generated/api_versions_response.h"
 #include "codec/generated/describe_groups_request.h"
 #include "codec/generated/find_coordinator_request.h"
