@@ -3,14 +3,14 @@
 #                               (FIXTURES_SETUP kwire_package); checks that every public
 #                               header (hand-written and generated) and the package files
 #                               are there and no test helper is
-#   package.consumer            examples/consumer configured (find_package(kwire CONFIG)),
+#   package.consumer            tools/package/consumer configured (find_package(kwire CONFIG)),
 #                               built and run against that prefix
 #   package.consumer_pkgconfig  every installed header compiled with kwire.pc's Cflags, and
-#                               examples/consumer/main.cc built with
+#                               tools/package/consumer/main.cc built with
 #                               `pkg-config --cflags --static --libs kwire` and run
-#   package.subproject          examples/subproject configured: kwire through FetchContent
+#   package.subproject          tools/package/subproject configured: kwire through FetchContent
 #                               with GoogleTest and Google Benchmark made unfindable
-# The driver is cmake/package_test.cmake; everything it makes is under
+# The driver is tools/package/package_test.cmake; everything it makes is under
 # <build>/package-test/.
 set(KWIRE_PACKAGE_TEST_DIR ${PROJECT_BINARY_DIR}/package-test)
 # The generated headers the install must hold (the generator's list, one per line).
@@ -32,7 +32,7 @@ set(KWIRE_PACKAGE_TEST_ARGS
 foreach(step install consumer consumer_pkgconfig subproject)
   add_test(NAME package.${step}
            COMMAND ${CMAKE_COMMAND} -DKWIRE_STEP=${step} ${KWIRE_PACKAGE_TEST_ARGS}
-                   -P ${PROJECT_SOURCE_DIR}/cmake/package_test.cmake)
+                   -P ${PROJECT_SOURCE_DIR}/tools/package/package_test.cmake)
   set_tests_properties(package.${step} PROPERTIES LABELS package TIMEOUT 600)
 endforeach()
 set_tests_properties(package.install PROPERTIES FIXTURES_SETUP kwire_package)

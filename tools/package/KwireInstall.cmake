@@ -97,7 +97,7 @@ foreach(module absl_status absl_statusor absl_str_format absl_inlined_vector)
 endforeach()
 
 configure_package_config_file(
-  ${PROJECT_SOURCE_DIR}/cmake/kwireConfig.cmake.in
+  ${PROJECT_SOURCE_DIR}/tools/package/kwireConfig.cmake.in
   ${PROJECT_BINARY_DIR}/package/kwireConfig.cmake
   INSTALL_DESTINATION ${KWIRE_CMAKE_DIR}
   NO_SET_AND_CHECK_MACRO)
@@ -128,7 +128,7 @@ else()
   string(REGEX REPLACE "/$" "" _kwire_up "${_kwire_up}")
   set(KWIRE_PC_PREFIX "\${pcfiledir}/${_kwire_up}")
 endif()
-configure_file(${PROJECT_SOURCE_DIR}/cmake/kwire.pc.in ${PROJECT_BINARY_DIR}/package/kwire.pc
+configure_file(${PROJECT_SOURCE_DIR}/tools/package/kwire.pc.in ${PROJECT_BINARY_DIR}/package/kwire.pc
                @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/package/kwire.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
