@@ -10,8 +10,11 @@
 // AppendRequestFrame / AppendResponseFrame into a reused Writer. BM_DecodeFrame validates
 // the record batches of records fields (FrameOptions' default: CRC-32C, every record);
 // for the rich frames BM_DecodeFrameOpaque keeps them unexamined (RecordsMode::kOpaque),
-// so the two side by side give the cost of validation. A reference memcpy of each rich
-// frame gives the physical limit: BM_RefMemcpy_DecodeFrame/....
+// so the two side by side give the cost of validation; BM_DecodeFrameBorrowed and
+// BM_DecodeFrameOpaqueBorrowed do the same with records borrowed as views into the frame
+// buffer (DecodeOptions::borrow_records) instead of copied: copy vs view in one run.
+// A reference memcpy of each rich frame gives the physical limit:
+// BM_RefMemcpy_DecodeFrame/....
 //
 // Every benchmark first checks that the frame decodes and re-encodes to the same bytes.
 #include <benchmark/benchmark.h>
@@ -96,40 +99,26 @@ void SetCounters(benchmark::State& st, const Frame& f) {
   st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * f.bytes.size()));
 }
 
-void BM_DecodeFrame(benchmark::State& st, const Frame* f) {
+// Decode with the given records handling: `mode` (validate / opaque) and whether records
+// fields are copied (the default) or borrowed as views into the frame buffer
+// (DecodeOptions::borrow_records).
+template <RecordsMode kMode, bool kBorrow>
+void BM_DecodeFrameWith(benchmark::State& st, const Frame* f) {
   if (const std::string e = Check(*f); !e.empty()) {
     st.SkipWithError(e.c_str());
     return;
   }
+  FrameOptions o;
+  o.records_mode = kMode;
+  o.decode.borrow_records = kBorrow;
   if (f->dir == Direction::kRequest) {
     for (auto _ : st) {
-      auto d = DecodeRequestFrame(f->bytes);
+      auto d = DecodeRequestFrame(f->bytes, o);
       benchmark::DoNotOptimize(d);
     }
   } else {
     for (auto _ : st) {
-      auto d = DecodeResponseFrame(f->bytes, f->api_key, f->version);
-      benchmark::DoNotOptimize(d);
-    }
-  }
-  SetCounters(st, *f);
-}
-
-void BM_DecodeFrameOpaque(benchmark::State& st, const Frame* f) {
-  if (const std::string e = Check(*f); !e.empty()) {
-    st.SkipWithError(e.c_str());
-    return;
-  }
-  FrameOptions opaque;
-  opaque.records_mode = RecordsMode::kOpaque;
-  if (f->dir == Direction::kRequest) {
-    for (auto _ : st) {
-      auto d = DecodeRequestFrame(f->bytes, opaque);
-      benchmark::DoNotOptimize(d);
-    }
-  } else {
-    for (auto _ : st) {
-      auto d = DecodeResponseFrame(f->bytes, f->api_key, f->version, opaque);
+      auto d = DecodeResponseFrame(f->bytes, f->api_key, f->version, o);
       benchmark::DoNotOptimize(d);
     }
   }
@@ -355,10 +344,16 @@ void RegisterAll() {
   Frames().push_back(std::make_unique<Frame>(FetchSeveralBatches()));
   for (size_t i = 0; i < Frames().size(); ++i) {
     const Frame* f = Frames()[i].get();
-    Register("BM_DecodeFrame/" + f->name, BM_DecodeFrame, f);
+    Register("BM_DecodeFrame/" + f->name,
+             BM_DecodeFrameWith<RecordsMode::kValidate, false>, f);
     Register("BM_EncodeFrame/" + f->name, BM_EncodeFrame, f);
     if (i >= vectors) {
-      Register("BM_DecodeFrameOpaque/" + f->name, BM_DecodeFrameOpaque, f);
+      Register("BM_DecodeFrameOpaque/" + f->name,
+               BM_DecodeFrameWith<RecordsMode::kOpaque, false>, f);
+      Register("BM_DecodeFrameBorrowed/" + f->name,
+               BM_DecodeFrameWith<RecordsMode::kValidate, true>, f);
+      Register("BM_DecodeFrameOpaqueBorrowed/" + f->name,
+               BM_DecodeFrameWith<RecordsMode::kOpaque, true>, f);
       Register("BM_AppendFrame/" + f->name, BM_AppendFrame, f);
       Register("BM_RefMemcpy_DecodeFrame/" + f->name, BM_RefMemcpy_Frame, f);
     }

@@ -4,7 +4,8 @@
 // For one frame `in` (a violation aborts through KWIRE_FUZZ_CHECK):
 //   * strict decode succeeds  → encode succeeds and is byte-identical to `in`, decoding
 //                               that again gives an equal frame, and so does decoding
-//                               `in` with every Java quirk on (quirks only widen);
+//                               `in` with every Java quirk on (quirks only widen; that
+//                               decode borrows records fields instead of copying them);
 //   * only a Java-quirk decode succeeds → encode (EncodeOptions with kQuirkInvalidUtf8,
 //     which keeps strings that are not UTF-8) succeeds, decodes under the "verbatim"
 //     options to an equal frame and re-encodes byte-identically (the encoding is stable
@@ -77,6 +78,10 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
   const FrameOptions strict_options;
   FrameOptions java;
   java.decode.quirks = kQuirksJava;
+  // The Java-quirk decode also borrows its records fields (DecodeOptions::borrow_records):
+  // compared with the strict (copying) decode and re-encoded below, it checks that views
+  // and copies decode, compare and encode alike. `in` outlives every use.
+  java.decode.borrow_records = true;
   // The leniencies that keep the input's bytes: strings that are not UTF-8, and anything
   // inside records fields (kept verbatim).
   FrameOptions verbatim;

@@ -343,7 +343,10 @@ void WalkValue(Walk& w, const FieldSpec& f, FieldType kind, T& v) {
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (w.Hit()) MutateBlob(w.mu, kind == FieldType::kString, v);
   } else if constexpr (std::is_same_v<T, Records>) {
-    if (w.Hit()) MutateRecords(w.mu, v.bytes);
+    if (w.Hit()) {
+      v.Own();  // a borrowed payload is copied before it is changed
+      MutateRecords(w.mu, v.bytes);
+    }
   } else if constexpr (KafkaStruct<T>) {
     WalkStruct(w, v);
   } else if constexpr (IsOptional<T>::value) {

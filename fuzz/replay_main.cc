@@ -10,9 +10,14 @@
 // mutator's statistics: a smoke test of the structure-aware mutator without libFuzzer
 // (LLVMFuzzerMutate is a small byte flipper here).
 //
+// libFuzzer's own flags (one dash, `-name=value`, e.g. -runs=0) are accepted and
+// ignored, so a command line written for the libFuzzer build also replays here; any
+// other option (`--typo`, a bad number) is a usage error. `--help` prints the usage.
+//
 // Exit status 0 when every input ran (a violated invariant abort()s), 2 on bad usage
 // or an unreadable path.
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -68,23 +73,71 @@ extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size) 
   return size;
 }
 
+namespace {
+
+void Usage(std::FILE* out, const char* argv0) {
+  std::fprintf(out,
+               "Usage: %s [--mutate=N] [--seed=S] FILE_OR_DIR...\n"
+               "Replays every file (directories: recursively, sorted) through this fuzz\n"
+               "target, built without libFuzzer. --mutate=N also chains N runs of the\n"
+               "target's structure-aware mutator from every input and replays each\n"
+               "output; --seed=S seeds it (default 1). libFuzzer flags (-name=value) are\n"
+               "ignored. Exit status: 0 all inputs passed, 2 usage error or missing path;\n"
+               "a violated invariant aborts.\n",
+               argv0);
+}
+
+// Parses the decimal value of `--name=value`; false unless all of it is a number in range.
+bool ParseCount(const std::string& arg, size_t prefix, unsigned long max, unsigned long* out) {
+  const char* begin = arg.c_str() + prefix;
+  if (*begin < '0' || *begin > '9') return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long v = std::strtoul(begin, &end, 10);
+  if (errno != 0 || *end != '\0' || v > max) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (LLVMFuzzerInitialize != nullptr) LLVMFuzzerInitialize(&argc, &argv);
   namespace fs = std::filesystem;
   long mutate = 0;
   unsigned seed = 1;
   std::vector<fs::path> files;
+  int paths = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    unsigned long value = 0;
+    if (arg == "--help" || arg == "-h" || arg == "-help=1") {
+      Usage(stdout, argv[0]);
+      return 0;
+    }
     if (arg.rfind("--mutate=", 0) == 0) {
-      mutate = std::strtol(arg.c_str() + 9, nullptr, 10);
+      if (!ParseCount(arg, 9, 1000000, &value)) {
+        std::fprintf(stderr, "replay: --mutate needs a count (0..1000000): %s\n", arg.c_str());
+        return 2;
+      }
+      mutate = static_cast<long>(value);
       continue;
     }
     if (arg.rfind("--seed=", 0) == 0) {
-      seed = static_cast<unsigned>(std::strtoul(arg.c_str() + 7, nullptr, 10));
+      if (!ParseCount(arg, 7, 0xffffffffUL, &value)) {
+        std::fprintf(stderr, "replay: --seed needs a 32-bit number: %s\n", arg.c_str());
+        return 2;
+      }
+      seed = static_cast<unsigned>(value);
       continue;
     }
-    if (arg.rfind("-", 0) == 0) continue;  // libFuzzer flags (e.g. -runs=) are ignored
+    if (arg.rfind("--", 0) == 0 || (arg.rfind("-", 0) == 0 && arg.find('=') == std::string::npos)) {
+      std::fprintf(stderr, "replay: unknown option %s\n", arg.c_str());
+      Usage(stderr, argv[0]);
+      return 2;
+    }
+    if (arg.rfind("-", 0) == 0) continue;  // libFuzzer flags (-name=value) are ignored
+    ++paths;
     std::error_code ec;
     if (fs::is_directory(arg, ec)) {
       for (const auto& e : fs::recursive_directory_iterator(arg)) {
@@ -96,6 +149,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "replay: no such file or directory: %s\n", arg.c_str());
       return 2;
     }
+  }
+  if (paths == 0) {
+    Usage(stderr, argv[0]);
+    return 2;
   }
   std::sort(files.begin(), files.end());
   g_rng.seed(seed);

@@ -81,10 +81,11 @@ if [ -z "${KWIRE_FUZZ_BIN_DIR:-}" ]; then
   build_targets=()
   for t in "${targets[@]}"; do build_targets+=("${t}${variant}"); done
   echo "   building the fuzz preset (clang-14; full log: $work/build.log)"
-  # Ninja's progress lines ([done/total] ...) on the terminal, everything in the log.
+  # Ninja's progress lines ([done/total] ..., cut to 100 characters; line-buffered, so
+  # they also appear when the output goes to a file or a pipe), everything in the log.
   set +e
   nice cmake --build build/fuzz -j"$jobs" --target "${build_targets[@]}" 2>&1 |
-    tee "$work/build.log" | { grep --line-buffered -E '^\[[0-9]+/[0-9]+\]' | cut -c1-120 || true; }
+    tee "$work/build.log" | { grep --line-buffered -oE '^\[[0-9]+/[0-9]+\].{0,100}' || true; }
   build_rc=${PIPESTATUS[0]}
   set -e
   if [ "$build_rc" -ne 0 ]; then

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -56,7 +57,9 @@ absl::Status DecodeRequest(std::span<const uint8_t> frame, uint32_t quirks = 0,
   if (!f.ok()) return f.status();
   auto again = EncodeRequestFrame(f->header, f->body);
   EXPECT_TRUE(again.ok());
-  if (again.ok() && quirks == 0) EXPECT_EQ(ToHex(*again), ToHex(frame)) << "not byte-exact";
+  if (again.ok() && quirks == 0) {
+    EXPECT_EQ(ToHex(*again), ToHex(frame)) << "not byte-exact";
+  }
   return absl::OkStatus();
 }
 
@@ -68,7 +71,9 @@ absl::Status DecodeResponse(std::span<const uint8_t> frame, int16_t api, int16_t
   if (!f.ok()) return f.status();
   auto again = EncodeResponseFrame(f->header, api, version, f->body);
   EXPECT_TRUE(again.ok());
-  if (again.ok()) EXPECT_EQ(ToHex(*again), ToHex(frame)) << "not byte-exact";
+  if (again.ok()) {
+    EXPECT_EQ(ToHex(*again), ToHex(frame)) << "not byte-exact";
+  }
   return absl::OkStatus();
 }
 
@@ -418,6 +423,138 @@ TEST(RecordsInFrames, EveryMinimalAndRichFrameValidates) {
   }
   EXPECT_GT(records_cases, 30u);
 }
+
+// ---- Zero-copy records (DecodeOptions::borrow_records).
+
+FrameOptions Borrowing(RecordsMode mode = RecordsMode::kValidate) {
+  FrameOptions o;
+  o.records_mode = mode;
+  o.decode.borrow_records = true;
+  return o;
+}
+
+const char* At(const Bytes& frame, size_t offset) {
+  return reinterpret_cast<const char*>(frame.data()) + offset;
+}
+
+TEST(BorrowedRecords, ProduceRecordsAreViewsIntoTheFrameEqualToTheCopies) {
+  const Bytes b0 = Batch(3), b1 = Batch(2, 0, 10);
+  const Bytes frame = ProduceFrame(9, {b0, b1, std::nullopt});
+  for (RecordsMode mode : {RecordsMode::kValidate, RecordsMode::kOpaque}) {
+    FrameOptions copy_options;
+    copy_options.records_mode = mode;
+    auto copied = DecodeRequestFrame(frame, copy_options);
+    auto borrowed = DecodeRequestFrame(frame, Borrowing(mode));
+    ASSERT_TRUE(copied.ok()) << copied.status();
+    ASSERT_TRUE(borrowed.ok()) << borrowed.status();
+    const auto& parts = borrowed->body.get<ProduceRequest>()->topic_data[0].partition_data;
+    const auto& copied_parts = copied->body.get<ProduceRequest>()->topic_data[0].partition_data;
+    ASSERT_EQ(parts.size(), 3u);
+    const Bytes* batches[] = {&b0, &b1};
+    for (size_t i = 0; i < 2; ++i) {
+      const Records& r = *parts[i].records;
+      EXPECT_TRUE(r.borrowed);
+      EXPECT_TRUE(r.bytes.empty());
+      // The view is the payload in place: same address as in the frame, same length.
+      EXPECT_EQ(r.data().data(), At(frame, Find(frame, *batches[i])));
+      EXPECT_EQ(r.data().size(), batches[i]->size());
+      const Records& c = *copied_parts[i].records;
+      EXPECT_FALSE(c.borrowed);
+      EXPECT_EQ(c.bytes, Str(*batches[i]));
+      EXPECT_EQ(r, c);  // owned and borrowed forms of the same payload compare equal
+    }
+    EXPECT_FALSE(parts[2].records.has_value());  // null stays null
+    EXPECT_TRUE(copied->body == borrowed->body);
+    // A borrowed message re-encodes to the same bytes.
+    auto again = EncodeRequestFrame(borrowed->header, borrowed->body);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_EQ(ToHex(*again), ToHex(frame));
+  }
+}
+
+TEST(BorrowedRecords, FetchPartitionsBorrowEachPayloadAndValidateTheSame) {
+  const Bytes batch = Batch(4, 0, 100);
+  const Bytes frame = FetchFrame(12, batch);
+  auto d = DecodeResponseFrame(frame, kFetch, 12, Borrowing());
+  ASSERT_TRUE(d.ok()) << d.status();
+  const Records& r = *d->body.get<FetchResponse>()->responses[0].partitions[0].records;
+  EXPECT_TRUE(r.borrowed);
+  EXPECT_EQ(r.data().data(), At(frame, Find(frame, batch)));
+
+  // Validation sees the same bytes at the same offsets: faults are reported identically.
+  Bytes bad = FetchFrame(4, batch);
+  const size_t at = Find(bad, batch);
+  bad[at + 17] ^= 0x01;  // the batch's crc field
+  auto copied = DecodeResponseFrame(bad, kFetch, 4);
+  auto borrowed = DecodeResponseFrame(bad, kFetch, 4, Borrowing());
+  ASSERT_FALSE(copied.ok());
+  EXPECT_EQ(borrowed.status(), copied.status());
+  ExpectError(borrowed.status(), ErrorKind::kCrcMismatch, at + 17,
+              kFetchRecords + ".Batch[0]");
+  // Opaque + borrowed (a proxy): accepted, the view still points into `bad`.
+  auto opaque = DecodeResponseFrame(bad, kFetch, 4, Borrowing(RecordsMode::kOpaque));
+  ASSERT_TRUE(opaque.ok()) << opaque.status();
+  EXPECT_EQ(opaque->body.get<FetchResponse>()->responses[0].partitions[0].records->data().data(),
+            At(bad, at));
+}
+
+TEST(BorrowedRecords, OwnDetachesFromTheBuffer) {
+  const Bytes batch = Batch(2);
+  auto buffer = std::make_unique<Bytes>(FetchFrame(4, batch));
+  auto d = DecodeResponseFrame(*buffer, kFetch, 4, Borrowing());
+  ASSERT_TRUE(d.ok()) << d.status();
+  Records& r = *d->body.get<FetchResponse>()->responses[0].partitions[0].records;
+  ASSERT_TRUE(r.borrowed);
+  r.Own();
+  EXPECT_FALSE(r.borrowed);
+  buffer.reset();  // the frame buffer is gone; the owned payload is not
+  EXPECT_EQ(r.bytes, Str(batch));
+  EXPECT_EQ(r.data(), Str(batch));
+  r.Own();  // owning twice is harmless
+  EXPECT_EQ(r.data(), Str(batch));
+}
+
+TEST(BorrowedRecords, BorrowOverCallerMemoryEncodesLikeOwnedBytes) {
+  // Records::Borrow over caller memory encodes like owned bytes.
+  const Bytes batch = Batch(1);
+  const std::string payload = Str(batch);
+  FetchResponse m;
+  auto& topic = m.responses.emplace_back();
+  topic.topic = "t";
+  topic.partitions.emplace_back().records = Records::Borrow(payload);
+  FetchResponse owned = m;
+  owned.responses[0].partitions[0].records->Own();
+  EXPECT_TRUE(m == owned);
+  EXPECT_EQ(ToHex(ResponseFrame(kFetch, 12, m)), ToHex(ResponseFrame(kFetch, 12, owned)));
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KWIRE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KWIRE_TEST_ASAN 1
+#endif
+#endif
+
+#ifdef KWIRE_TEST_ASAN
+// The lifetime rule is enforced where it is checked: reading a borrowed payload after its
+// frame buffer is freed is a heap-use-after-free that AddressSanitizer reports.
+TEST(BorrowedRecordsDeathTest, ReadingAfterTheBufferIsFreedIsAUseAfterFree) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const Bytes frame = FetchFrame(4, Batch(2));
+  EXPECT_DEATH(
+      {
+        auto buffer = std::make_unique<Bytes>(frame);
+        auto d = DecodeResponseFrame(*buffer, kFetch, 4, Borrowing());
+        if (!d.ok()) std::abort();
+        buffer.reset();
+        const Records& r = *d->body.get<FetchResponse>()->responses[0].partitions[0].records;
+        volatile char first = r.data()[0];
+        (void)first;
+      },
+      "heap-use-after-free");
+}
+#endif
 
 }  // namespace
 }  // namespace kwire

@@ -77,12 +77,13 @@ inline void DecodeValue(DecodeContext& c, const FieldSpec& f, std::string& v) {
   DecodeBlob(c, f.type, c.Compact(f), false, v);
 }
 // Hands a records field's bytes, just read, to DecodeOptions::records (if set).
-void ValidateRecords(DecodeContext& c, const FieldSpec& f, const std::string& bytes);
+void ValidateRecords(DecodeContext& c, const FieldSpec& f, std::string_view bytes);
+// Reads a records field (copied, or borrowed under DecodeOptions::borrow_records) and
+// validates it. Returns false when it is null. Out of line.
+bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records& out);
 
 inline void DecodeValue(DecodeContext& c, const FieldSpec& f, Records& v) {
-  if (DecodeBlob(c, FieldType::kRecords, c.Compact(f), false, v.bytes)) {
-    ValidateRecords(c, f, v.bytes);
-  }
+  DecodeRecords(c, f, false, v);
 }
 
 // ---- Structs (non-array struct fields have no prefix unless nullable).
@@ -138,12 +139,7 @@ void DecodeValue(DecodeContext& c, const FieldSpec& f, std::optional<T>& v) {
     if (DecodeBlob(c, f.type, c.Compact(f), nullable, s)) v = std::move(s); else v.reset();
   } else if constexpr (std::is_same_v<T, Records>) {
     Records rec;
-    if (DecodeBlob(c, FieldType::kRecords, c.Compact(f), nullable, rec.bytes)) {
-      ValidateRecords(c, f, rec.bytes);
-      v = std::move(rec);
-    } else {
-      v.reset();
-    }
+    if (DecodeRecords(c, f, nullable, rec)) v = std::move(rec); else v.reset();
   } else if constexpr (KafkaStruct<T>) {
     if (c.r.ReadStructPresence(nullable)) DecodeStruct(c, v.emplace()); else v.reset();
   } else {

@@ -49,17 +49,19 @@ inline void EncodeValue(EncodeContext& c, const FieldSpec&, bool v) { c.w.WriteB
 inline void EncodeValue(EncodeContext& c, const FieldSpec&, const Uuid& v) { c.w.WriteUuid(v); }
 
 // Writes a string/bytes/records value (`s` == nullptr writes null). Out of line.
-void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::string* s);
+void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::string_view* s);
 // Out-of-line failure reporters (keep formatting code out of the per-type templates).
 void FailArrayTooLong(EncodeContext& c, size_t n);
 void FailNotNullable(EncodeContext& c);
 void FailNonDefault(EncodeContext& c);
 
 inline void EncodeValue(EncodeContext& c, const FieldSpec& f, const std::string& v) {
-  EncodeBlob(c, f.type, c.Compact(f), &v);
+  const std::string_view s = v;
+  EncodeBlob(c, f.type, c.Compact(f), &s);
 }
 inline void EncodeValue(EncodeContext& c, const FieldSpec& f, const Records& v) {
-  EncodeBlob(c, FieldType::kRecords, c.Compact(f), &v.bytes);
+  const std::string_view s = v.data();
+  EncodeBlob(c, FieldType::kRecords, c.Compact(f), &s);
 }
 template <KafkaStruct S>
 void EncodeValue(EncodeContext& c, const FieldSpec&, const S& v) {
@@ -81,7 +83,8 @@ void EncodeArray(EncodeContext& c, const FieldSpec& f, const std::vector<E>* v) 
   for (size_t i = 0; i < v->size() && c.w.ok(); ++i) {
     c.node->index = static_cast<int64_t>(i);
     if constexpr (std::is_same_v<E, std::string>) {
-      EncodeBlob(c, f.element, compact, &(*v)[i]);
+      const std::string_view s = (*v)[i];
+      EncodeBlob(c, f.element, compact, &s);
     } else {
       EncodeValue(c, f, (*v)[i]);
     }
@@ -100,9 +103,11 @@ void EncodeValue(EncodeContext& c, const FieldSpec& f, const std::optional<T>& v
     return;
   }
   if constexpr (std::is_same_v<T, std::string>) {
-    EncodeBlob(c, f.type, c.Compact(f), v ? &*v : nullptr);
+    const std::string_view s = v ? std::string_view(*v) : std::string_view();
+    EncodeBlob(c, f.type, c.Compact(f), v ? &s : nullptr);
   } else if constexpr (std::is_same_v<T, Records>) {
-    EncodeBlob(c, FieldType::kRecords, c.Compact(f), v ? &v->bytes : nullptr);
+    const std::string_view s = v ? v->data() : std::string_view();
+    EncodeBlob(c, FieldType::kRecords, c.Compact(f), v ? &s : nullptr);
   } else if constexpr (KafkaStruct<T>) {
     c.w.WriteInt8(v ? 1 : -1);
     if (v) EncodeStruct(c, *v);

@@ -182,7 +182,7 @@ void PrintRecords(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
   out.emplace().bytes.assign(data);
   c.b.node(n).value = size == 0 ? "empty" : absl::StrFormat("%d bytes", size);
   if (size == 0) {
-    schema_internal::ValidateRecords(c.dc, f, out->bytes);  // e.g. Produce v3+ needs a batch
+    schema_internal::ValidateRecords(c.dc, f, data);  // e.g. Produce v3+ needs a batch
     return;
   }
   const std::span<const uint8_t> payload = c.b.bytes().subspan(at, static_cast<size_t>(size));
@@ -200,7 +200,7 @@ void PrintRecords(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
   }
   // The verdict is the decoder's: the same validation (DecodeOptions::records), after
   // the nodes are drawn.
-  schema_internal::ValidateRecords(c.dc, f, out->bytes);
+  schema_internal::ValidateRecords(c.dc, f, data);
 }
 
 size_t OpenTaggedFields(PrintContext& c, const std::string& path, uint32_t* count) {

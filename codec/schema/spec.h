@@ -15,7 +15,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "codec/wire/types.h"
@@ -119,11 +121,44 @@ struct FieldSpec {
   constexpr bool IsTagged() const { return tag >= 0; }
 };
 
-/// Opaque `records` payload of Produce/Fetch/ShareFetch: record batches back to back
-/// (codec/records/ decodes them lazily). Kept verbatim so it re-encodes byte-identically.
+/// The payload of a `records` field (Produce, Fetch, ShareFetch, FetchSnapshot, …):
+/// record batches back to back, kept verbatim so it re-encodes byte-identically
+/// (codec/records/ decodes the batches; frame decoding validates them by default).
+///
+/// Owned or borrowed. A default decode copies the payload into `bytes`, and encoders,
+/// fillers and user code set `bytes`. A decode with `DecodeOptions::borrow_records`
+/// (`FrameOptions::decode.borrow_records`) copies nothing: `view` points at the payload
+/// inside the caller's frame buffer, `borrowed` is true and `bytes` stays empty.
+/// **Lifetime**: a borrowed Records — and every message or copy holding it — is valid
+/// only while that buffer lives unchanged; reading it afterwards is a use after free
+/// (AddressSanitizer reports it; codec/protocol/records_frame_test.cc). `Own()`
+/// detaches it. Read the payload through `data()`, which serves both forms.
 struct Records {
-  std::string bytes;
-  friend bool operator==(const Records&, const Records&) = default;
+  std::string bytes;       ///< The payload when owned (borrowed == false).
+  std::string_view view;   ///< The payload in the decoded buffer when borrowed.
+  bool borrowed = false;   ///< True when `view` holds the payload.
+
+  Records() = default;
+  /// An owned payload.
+  explicit Records(std::string payload) : bytes(std::move(payload)) {}
+  /// A borrowed Records over `payload` (not copied; the caller keeps it alive).
+  static Records Borrow(std::string_view payload) {
+    Records r;
+    r.view = payload;
+    r.borrowed = true;
+    return r;
+  }
+  /// The payload, owned or borrowed (size in bytes: `data().size()`).
+  std::string_view data() const { return borrowed ? view : std::string_view(bytes); }
+  /// Copies a borrowed payload into `bytes`, so it no longer depends on the buffer.
+  void Own() {
+    if (!borrowed) return;
+    bytes.assign(view);
+    view = {};
+    borrowed = false;
+  }
+  /// Equal payload bytes (owned and borrowed forms compare equal).
+  friend bool operator==(const Records& a, const Records& b) { return a.data() == b.data(); }
 };
 
 /// Present/absent wrapper of a known tagged field (KIP-482). Absent fields are not

@@ -19,7 +19,22 @@ bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable, s
   return true;
 }
 
-void ValidateRecords(DecodeContext& c, const FieldSpec& f, const std::string& bytes) {
+bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records& out) {
+  const int64_t len = c.r.ReadBytesLength(c.Compact(f), nullable);
+  if (len < 0) return false;
+  const std::string_view payload = c.r.ReadRaw(static_cast<size_t>(len));
+  if (c.r.options().borrow_records) {
+    out = Records::Borrow(payload);
+  } else {
+    out.bytes.assign(payload);
+    out.view = {};
+    out.borrowed = false;
+  }
+  ValidateRecords(c, f, payload);
+  return true;
+}
+
+void ValidateRecords(DecodeContext& c, const FieldSpec& f, std::string_view bytes) {
   const RecordsValidator* v = c.r.options().records;
   if (v == nullptr || !c.r.ok()) return;
   // The bytes were just read: they end at the reader's offset.
@@ -56,7 +71,7 @@ void KeepUnknownTag(DecodeContext& c, UnknownTaggedFields& unknown, uint32_t tag
   }
 }
 
-void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::string* s) {
+void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::string_view* s) {
   if (kind == FieldType::kString) {
     if (s != nullptr && s->size() > 0x7fff) {
       c.w.Fail(ErrorKind::kStringTooLong,

@@ -76,6 +76,11 @@ struct DecodeOptions {
   /// default, see FrameOptions::records_mode). nullptr: records stay opaque bytes.
   /// Not owned; must outlive the decode.
   const RecordsValidator* records = nullptr;
+  /// Zero-copy records: every `records` field is decoded as a view into the input buffer
+  /// (`Records::Borrow`) instead of a copy. The decoded message is then valid only while
+  /// that buffer lives unchanged (see `Records` in codec/schema/spec.h). For proxies and
+  /// brokers that forward or parse batches in place; validation works the same.
+  bool borrow_records = false;
 };
 
 /// One level of the field path, kept on the decoder's (or encoder's) stack and linked to

@@ -850,6 +850,11 @@ int Run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   }
   const std::string& name = args[0];
   if (name == "-h" || name == "--help") {
+    if (args.size() > 1) {  // `kwire --help --bogus`: a usage error, like every command's
+      err << "kwire: unexpected argument '" << args[1] << "' after " << name << "\n\n"
+          << kMainUsage;
+      return kExitUsage;
+    }
     out << kMainUsage;
     return kExitOk;
   }

@@ -39,6 +39,10 @@ TEST(KwireCli, MainUsage) {
   const Outcome help = Kwire({"--help"});
   EXPECT_EQ(help.rc, kExitOk);
   EXPECT_THAT(help.out, HasSubstr("conformance"));
+  const Outcome extra = Kwire({"--help", "--bogus"});
+  EXPECT_EQ(extra.rc, kExitUsage);
+  EXPECT_THAT(extra.err, HasSubstr("unexpected argument '--bogus'"));
+  EXPECT_EQ(extra.out, "");
   const Outcome bad = Kwire({"frobnicate"});
   EXPECT_EQ(bad.rc, kExitUsage);
   EXPECT_THAT(bad.err, HasSubstr("unknown command 'frobnicate'"));
