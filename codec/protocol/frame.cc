@@ -160,7 +160,10 @@ absl::Status FinishFrame(Writer& w, size_t size_pos) {
   if (!w.ok()) return w.error().ToStatus();
   const size_t body = w.size() - size_pos - kSizePrefix;
   if (body > static_cast<size_t>(INT32_MAX)) {
-    return absl::ResourceExhaustedError(absl::StrFormat("frame of %d bytes", body));
+    return Error{ErrorKind::kFrameTooLarge, size_pos, "Frame.size",
+                 absl::StrFormat("frame of %d bytes, the int32 size prefix holds at most %d",
+                                 body, INT32_MAX)}
+        .ToStatus();
   }
   w.PatchInt32(size_pos, static_cast<int32_t>(body));
   return absl::OkStatus();
@@ -172,12 +175,15 @@ absl::Status AppendRequestFrame(const RequestHeader& header, const AnyMessage& b
                                 Writer* out) {
   const ApiInfo* api = FindApi(header.request_api_key);
   if (api == nullptr) {
-    return absl::UnimplementedError(
-        absl::StrFormat("unknown api key %d", header.request_api_key));
+    return Error{ErrorKind::kUnknownApiKey, out->size(), "RequestHeader.RequestApiKey",
+                 absl::StrFormat("api key %d", header.request_api_key)}
+        .ToStatus();
   }
   if (&body.ops() != api->request) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "header names %sRequest but the body is %s", api->name, body.spec().name));
+    return Error{ErrorKind::kInvalidValue, out->size(), "",
+                 absl::StrFormat("header names %sRequest but the body is %s", api->name,
+                                 body.spec().name)}
+        .ToStatus();
   }
   if (!out->ok()) return out->error().ToStatus();
   Writer& w = *out;
@@ -192,11 +198,15 @@ absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
                                  int16_t api_version, const AnyMessage& body, Writer* out) {
   const ApiInfo* api = FindApi(api_key);
   if (api == nullptr) {
-    return absl::UnimplementedError(absl::StrFormat("unknown api key %d", api_key));
+    return Error{ErrorKind::kUnknownApiKey, out->size(), "",
+                 absl::StrFormat("api key %d", api_key)}
+        .ToStatus();
   }
   if (&body.ops() != api->response) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "api key %d is %sResponse but the body is %s", api_key, api->name, body.spec().name));
+    return Error{ErrorKind::kInvalidValue, out->size(), "",
+                 absl::StrFormat("api key %d is %sResponse but the body is %s", api_key,
+                                 api->name, body.spec().name)}
+        .ToStatus();
   }
   if (!out->ok()) return out->error().ToStatus();
   Writer& w = *out;

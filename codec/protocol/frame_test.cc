@@ -1,6 +1,7 @@
 // Frames: the size prefix (negative, too large, disagreeing with the bytes), trailing
 // bytes, unknown API keys and unsupported versions, the header-version rules checked
-// against the encoded bytes of every API × version, and SplitFrame over a chunked stream.
+// against the encoded bytes of every API × version, SplitFrame over a chunked stream, and
+// errors read as data (ErrorFromStatus) from real failures of every public call.
 // Hostile bodies are in codec/schema/hostile_test.cc.
 #include "codec/protocol/frame.h"
 
@@ -15,6 +16,7 @@
 
 #include "codec/protocol/frame_test_util.h"
 #include "codec/protocol/registry.h"
+#include "codec/records/record_batch.h"
 
 namespace kwire {
 namespace {
@@ -428,6 +430,126 @@ TEST(AppendFrame, RefusalsLeaveTheWriterAsItWas) {
   auto alone = EncodeRequestFrame(h, request);
   ASSERT_TRUE(alone.ok()) << alone.status();
   EXPECT_EQ(Bytes(w.bytes().begin(), w.bytes().end()), Cat(Hex("01 02 03 04"), *alone));
+}
+
+// ---- Errors as data: ErrorFromStatus on the statuses of real failures.
+
+// DescribeDelegationToken v3 request (`kwire minimal 41 3 request`): size prefix 16,
+// header v2 (api key, version, correlation id 0, client id "" as int16 0, no tags) ends
+// at byte 15; the body is a compact array of one owner (count 02 at byte 15, two empty
+// compact strings at 16 and 17, owner tags at 18) and the body's tags at 19.
+constexpr char kMinimal41v3[] = "00000010 0029 0003 00000000 0000 00 02 01 01 00 00";
+
+TEST(ErrorsAsData, TruncatedFrame) {
+  // The last byte cut (size prefix 15): the body's tagged-field count is missing.
+  const Bytes full = Hex(kMinimal41v3);
+  Bytes cut(full.begin(), full.end() - 1);
+  FixSizePrefix(cut);
+  const absl::Status s = DecodeRequestFrame(cut).status();
+  const std::optional<Error> e = ErrorFromStatus(s);
+  ASSERT_TRUE(e.has_value()) << s;
+  EXPECT_EQ(e->kind, ErrorKind::kTruncated);
+  EXPECT_EQ(e->offset, cut.size());
+  EXPECT_EQ(e->path, "DescribeDelegationTokenRequest.tagged_fields");
+  EXPECT_EQ(s.message(), e->ToString());
+}
+
+TEST(ErrorsAsData, VarintTooLong) {
+  // The owners count as six continuation bytes: a uvarint longer than 5, at its first byte.
+  Bytes f = Cat(Hex("00000000 0029 0003 00000000 0000 00"), Hex("ff ff ff ff ff ff"));
+  FixSizePrefix(f);
+  const std::optional<Error> e = ErrorFromStatus(DecodeRequestFrame(f).status());
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->kind, ErrorKind::kVarintTooLong);
+  EXPECT_EQ(e->offset, 15u);
+  EXPECT_EQ(e->path, "DescribeDelegationTokenRequest.Owners");
+}
+
+TEST(ErrorsAsData, CrcMismatchInFetchResponseRecords) {
+  // Fetch v4 response, one topic "t", one partition whose record batch (72 bytes) has a
+  // CRC that does not match its bytes (the one of tools/kwire/CMakeLists.txt's CLI test).
+  const Bytes f = Hex(
+      "00000079 00000001 00000000 00000001 0001 74 00000001 00000000 0000 "
+      "0000000000000001 0000000000000001 ffffffff 00000048 "
+      "0000000000000000 0000003c 00000000 02 66ce83ea 0000 00000000 0000000000000000 "
+      "0000000000000000 ffffffffffffffff ffff ffffffff 00000001 "
+      "14 00 00 00 06 313433 02 76 00");
+  // The batch starts after size, correlation id, throttle, topics count, name, partitions
+  // count, index, error code, high watermark, last stable offset, aborted (null), records
+  // length; its CRC after base offset, batch length, leader epoch and magic.
+  const size_t batch_at = 4 + 4 + 4 + 4 + (2 + 1) + 4 + 4 + 2 + 8 + 8 + 4 + 4;
+  const size_t crc_at = batch_at + 8 + 4 + 4 + 1;
+  const absl::Status s = DecodeResponseFrame(f, 1, 4).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
+  const std::optional<Error> e = ErrorFromStatus(s);
+  ASSERT_TRUE(e.has_value()) << s;
+  EXPECT_EQ(e->kind, ErrorKind::kCrcMismatch);
+  EXPECT_EQ(e->offset, crc_at);
+  EXPECT_EQ(e->path, "FetchResponse.Responses[0].Partitions[0].Records.Batch[0]");
+  // Opaque records: no error at all.
+  FrameOptions opaque;
+  opaque.records_mode = RecordsMode::kOpaque;
+  EXPECT_TRUE(DecodeResponseFrame(f, 1, 4, opaque).ok());
+}
+
+TEST(ErrorsAsData, RecordBatchDecode) {
+  // A gzip batch of 3 records decoded with max_records 2: kCountTooLarge at the batch's
+  // records count (byte 57 of the batch), offsets counted from the field's given offset.
+  BatchHeader h;
+  h.attributes = static_cast<int16_t>(Compression::kGzip);
+  h.last_offset_delta = 2;
+  std::vector<Record> records(3);
+  for (int i = 0; i < 3; ++i) records[i].offset_delta = i;
+  const absl::StatusOr<std::string> batch = EncodeRecordBatch(h, records);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(batch->data()),
+                                       batch->size());
+  constexpr size_t kFieldOffset = 1000;
+  BatchIterator it(bytes, {}, kFieldOffset);
+  BatchView view;
+  ASSERT_TRUE(it.Next(&view));
+  RecordsOptions two;
+  two.max_records = 2;
+  const absl::Status s = view.records(two).status();
+  const std::optional<Error> e = ErrorFromStatus(s);
+  ASSERT_TRUE(e.has_value()) << s;
+  EXPECT_EQ(e->kind, ErrorKind::kCountTooLarge);
+  EXPECT_EQ(e->offset, kFieldOffset + 57);
+  EXPECT_EQ(e->path, "Batch[0]");
+  EXPECT_TRUE(view.records().ok());
+}
+
+TEST(ErrorsAsData, SplitFrameAndEncodeRefusals) {
+  // SplitFrame reports an Error directly; its status carries it like the others.
+  const SplitResult split = SplitFrame(Int32Bytes(-5));
+  ASSERT_EQ(split.status, SplitResult::kError);
+  EXPECT_EQ(ErrorFromStatus(split.error.ToStatus()), split.error);
+  EXPECT_EQ(split.error.kind, ErrorKind::kInvalidFrameSize);
+  // Encode refusals before any byte is written: at the frame's start in the writer.
+  Writer w;
+  w.WriteInt32(0x01020304);
+  RequestHeader h;
+  h.request_api_key = 9999;
+  const std::optional<Error> unknown =
+      ErrorFromStatus(AppendRequestFrame(h, AnyMessage(*FindApi(3)->request), &w));
+  ASSERT_TRUE(unknown.has_value());
+  EXPECT_EQ(unknown->kind, ErrorKind::kUnknownApiKey);
+  EXPECT_EQ(unknown->offset, 4u);
+  EXPECT_EQ(unknown->path, "RequestHeader.RequestApiKey");
+  EXPECT_EQ(unknown->detail, "api key 9999");
+  h.request_api_key = 3;
+  h.request_api_version = 12;
+  const std::optional<Error> mismatch =
+      ErrorFromStatus(AppendRequestFrame(h, AnyMessage(*FindApi(3)->response), &w));
+  ASSERT_TRUE(mismatch.has_value());
+  EXPECT_EQ(mismatch->kind, ErrorKind::kInvalidValue);
+  EXPECT_EQ(mismatch->detail, "header names MetadataRequest but the body is MetadataResponse");
+  // A version the API does not have (an encode error recorded by the Writer).
+  const std::optional<Error> version =
+      ErrorFromStatus(EncodeResponseFrame(ResponseHeader{}, 3, 999, AnyMessage(*FindApi(3)->response))
+                          .status());
+  ASSERT_TRUE(version.has_value());
+  EXPECT_EQ(version->kind, ErrorKind::kUnsupportedVersion);
 }
 
 }  // namespace

@@ -1,23 +1,19 @@
 // Helpers shared by frame_test.cc and codec/schema/hostile_test.cc: every
 // (API, direction, version) as a test case, whole frames of a message, byte surgery on
-// frames, and the Error behind a public absl::Status.
+// frames, and the Error behind a public absl::Status (ErrorFromStatus).
 #ifndef KWIRE_CODEC_PROTOCOL_FRAME_TEST_UTIL_H_
 #define KWIRE_CODEC_PROTOCOL_FRAME_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/strip.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
 #include "codec/wire/test_util.h"
@@ -136,39 +132,19 @@ inline std::vector<uint8_t> Int32Bytes(int32_t v) {
 }
 inline std::vector<uint8_t> Uvarint(uint32_t v) { return wire_testing::RefLeb128(v); }
 
-/// The Error behind a Status from the public API, parsed back from its message
-/// ("<kind> at byte <n>[ in <path>][ (<detail>)]"). Also checks that the status code is
-/// the one ErrorKindStatusCode documents for the kind.
+/// The Error behind a Status from the public API: ErrorFromStatus (kOk for an ok
+/// status). Also checks that a failing status carries one, that its code is the one
+/// ErrorKindStatusCode documents for the kind, and that its message is the Error's text.
 inline Error ErrorOf(const absl::Status& s) {
-  Error e;
-  if (s.ok()) return e;
-  const absl::string_view message = s.message();
-  for (int k = 1; k <= 255; ++k) {
-    const auto kind = static_cast<ErrorKind>(k);
-    if (absl::string_view(ErrorKindName(kind)) == "unknown error") continue;
-    absl::string_view rest = message;
-    if (!absl::ConsumePrefix(&rest, absl::StrCat(ErrorKindName(kind), " at byte "))) continue;
-    e.kind = kind;
-    size_t digits = 0;
-    while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) {
-      ++digits;
-    }
-    EXPECT_TRUE(absl::SimpleAtoi(rest.substr(0, digits), &e.offset)) << message;
-    rest.remove_prefix(digits);
-    if (absl::ConsumePrefix(&rest, " in ")) {
-      const size_t end = std::min(rest.find(" ("), rest.size());
-      e.path = std::string(rest.substr(0, end));
-      rest.remove_prefix(end);
-    }
-    if (absl::ConsumePrefix(&rest, " (") && absl::ConsumeSuffix(&rest, ")")) {
-      e.detail = std::string(rest);
-    }
-    EXPECT_EQ(s.code(), ErrorKindStatusCode(kind)) << message;
-    return e;
+  if (s.ok()) return Error{};
+  const std::optional<Error> e = ErrorFromStatus(s);
+  if (!e.has_value()) {
+    ADD_FAILURE() << "not a kwire error (no " << kErrorPayloadTypeUrl << " payload): " << s;
+    return Error{ErrorKind::kInvalidValue, 0, "", ""};
   }
-  ADD_FAILURE() << "not a kwire error: " << s;
-  e.kind = ErrorKind::kInvalidValue;
-  return e;
+  EXPECT_EQ(s.code(), ErrorKindStatusCode(e->kind)) << s;
+  EXPECT_EQ(s.message(), e->ToString()) << s;
+  return *e;
 }
 
 /// Result of decoding one frame of a case.

@@ -1,9 +1,40 @@
 #include "codec/wire/error.h"
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace kwire {
+namespace {
+
+// The payload's kind byte: 1 .. kLastKind (kOk is never attached).
+constexpr uint8_t kLastKind = static_cast<uint8_t>(ErrorKind::kRecordsNotAllowed);
+
+void AppendLeb128(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+// Reads an unsigned LEB128 of at most 10 bytes whose value fits 64 bits.
+bool ReadLeb128(absl::string_view& in, uint64_t* v) {
+  uint64_t out = 0;
+  for (int i = 0; i < 10 && i < static_cast<int>(in.size()); ++i) {
+    const uint64_t b = static_cast<uint8_t>(in[i]);
+    if (i == 9 && b > 1) return false;
+    out |= (b & 0x7f) << (7 * i);
+    if ((b & 0x80) == 0) {
+      in.remove_prefix(i + 1);
+      *v = out;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 const char* ErrorKindName(ErrorKind kind) {
   switch (kind) {
@@ -62,7 +93,41 @@ std::string Error::ToString() const {
 
 absl::Status Error::ToStatus() const {
   if (kind == ErrorKind::kOk) return absl::OkStatus();
-  return absl::Status(ErrorKindStatusCode(kind), ToString());
+  absl::Status status(ErrorKindStatusCode(kind), ToString());
+  std::string payload;
+  payload.reserve(1 + 10 + 5 + path.size() + detail.size());
+  payload.push_back(static_cast<char>(kind));
+  AppendLeb128(payload, offset);
+  AppendLeb128(payload, path.size());
+  payload += path;
+  payload += detail;
+  status.SetPayload(kErrorPayloadTypeUrl, absl::Cord(std::move(payload)));
+  return status;
+}
+
+std::optional<Error> ErrorFromStatus(const absl::Status& status) {
+  if (status.ok()) return std::nullopt;
+  const auto payload = status.GetPayload(kErrorPayloadTypeUrl);  // absl::optional<Cord>
+  if (!payload.has_value()) return std::nullopt;
+  const std::string bytes(*payload);
+  absl::string_view in = bytes;
+  if (in.empty()) return std::nullopt;
+  const uint8_t kind = static_cast<uint8_t>(in[0]);
+  if (kind == 0 || kind > kLastKind) return std::nullopt;
+  in.remove_prefix(1);
+  uint64_t offset = 0, path_size = 0;
+  if (!ReadLeb128(in, &offset) || !ReadLeb128(in, &path_size) || path_size > in.size()) {
+    return std::nullopt;
+  }
+  if constexpr (sizeof(size_t) < sizeof(uint64_t)) {
+    if (offset > SIZE_MAX) return std::nullopt;
+  }
+  Error e;
+  e.kind = static_cast<ErrorKind>(kind);
+  e.offset = static_cast<size_t>(offset);
+  e.path = std::string(in.substr(0, path_size));
+  e.detail = std::string(in.substr(path_size));
+  return e;
 }
 
 }  // namespace kwire

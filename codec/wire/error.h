@@ -3,8 +3,11 @@
 // Every failure the codec can report is one `ErrorKind`, recorded together with the
 // absolute byte offset where it was detected and the field path being decoded or
 // encoded (e.g. `FetchRequest.Topics[0].Partitions[2].FetchOffset`). At the public
-// boundary an `Error` becomes an `absl::Status` whose message reads like
+// boundary an `Error` becomes an `absl::Status` (Error::ToStatus, the only place one is
+// made) whose message reads like
 //   truncated at byte 17 in FetchRequest.Topics[0].FetchOffset (need 8, have 3)
+// and which carries the Error itself as a payload: ErrorFromStatus gives it back, so a
+// program branches on the kind, offset and path without parsing the message.
 //
 // Kafka's own int16 error codes (ErrorCode fields in responses) are data, not decode
 // failures, and never use this type.
@@ -13,9 +16,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace kwire {
 
@@ -76,9 +81,44 @@ struct Error {
   bool ok() const { return kind == ErrorKind::kOk; }
   /// "truncated at byte 17 in Foo.Bar (need 8, have 3)".
   std::string ToString() const;
-  /// OkStatus() for kOk, else a Status with ErrorKindStatusCode(kind) and ToString().
+  /// OkStatus() for kOk, else a Status with ErrorKindStatusCode(kind), ToString() as its
+  /// message, and this Error as the payload kErrorPayloadTypeUrl (see ErrorFromStatus).
   absl::Status ToStatus() const;
+
+  bool operator==(const Error&) const = default;
 };
+
+/// Type URL under which Error::ToStatus attaches the Error to a Status
+/// (absl::Status::GetPayload). The payload's bytes are, in order:
+///   kind    1 byte, the ErrorKind's numeric value (1 .. the last kind)
+///   offset  unsigned LEB128 varint (1–10 bytes)
+///   path    unsigned LEB128 varint length, then that many bytes
+///   detail  the remaining bytes
+/// Read it with ErrorFromStatus rather than by hand: the numeric kind values are not API.
+inline constexpr absl::string_view kErrorPayloadTypeUrl = "type.kwire.dev/kwire.Error";
+
+/// The Error behind a Status returned by kwire: every failing Status from the codec's
+/// public calls (frame decode/encode, message decode/encode, record batch decode/encode,
+/// explain; and SplitResult::error.ToStatus()) carries one.
+///   kind    what went wrong (never kOk in a returned value)
+///   offset  absolute byte offset where it was detected: from the first byte of the
+///           frame (size prefix included) for frame calls, of the message for
+///           DecodeMessage/EncodeMessage, of the record set for DecodeRecordSet; for
+///           encode, the output position
+///   path    field path, e.g. "FetchResponse.Responses[0].Partitions[0].Records"
+///           (may be empty); detail: free text such as "need 8, have 3" (may be empty)
+/// Returns std::nullopt for an ok Status and for a Status without a well-formed kwire
+/// payload (not made by Error::ToStatus). Round trip: for every Error `e` with
+/// e.kind != kOk, ErrorFromStatus(e.ToStatus()) == e, and the Status's code is
+/// ErrorKindStatusCode(e.kind). The status code is not checked here, so a caller that
+/// copies the payload onto a Status of its own still gets the Error back.
+///
+///   auto frame = kwire::DecodeRequestFrame(bytes);
+///   if (!frame.ok()) {
+///     if (auto e = kwire::ErrorFromStatus(frame.status());
+///         e && e->kind == kwire::ErrorKind::kTruncated) { /* read e->offset ... */ }
+///   }
+std::optional<Error> ErrorFromStatus(const absl::Status& status);
 
 }  // namespace kwire
 

@@ -921,8 +921,10 @@ TEST(ReaderError, TruncatedText) {
   EXPECT_EQ(h.r.ReadInt32(), 258);
   EXPECT_EQ(h.r.ReadInt32(), 0);
   EXPECT_EQ(h.r.error().ToString(), "truncated at byte 4 (need 4, have 1)");
-  EXPECT_EQ(h.r.error().ToStatus(),
-            absl::InvalidArgumentError("truncated at byte 4 (need 4, have 1)"));
+  const absl::Status s = h.r.error().ToStatus();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "truncated at byte 4 (need 4, have 1)");
+  EXPECT_EQ(ErrorFromStatus(s), h.r.error());  // and the Error itself as its payload
 }
 
 TEST(ReaderError, TextWithPath) {
