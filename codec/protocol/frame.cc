@@ -85,8 +85,11 @@ SplitResult SplitFrame(std::span<const uint8_t> stream, const FrameOptions& opti
   return res;
 }
 
-absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
-                                                const FrameOptions& options) {
+namespace frame_internal {
+
+absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameOptions& options,
+                                    int16_t* header_version, RequestHeader* header,
+                                    absl::FunctionRef<void*(const MessageOps&)> body) {
   const RecordsFieldValidator records(options.records);
   Reader r(frame, 0, FrameDecodeOptions(options, &records));
   ReadSizePrefix(r, frame.size(), options);
@@ -102,9 +105,9 @@ absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
   const int16_t api_version = static_cast<int16_t>((frame[6] << 8) | frame[7]);
   // Errors point at the offending header field: the api key at byte 4, the version at 6.
   const ApiInfo* api = FindApi(api_key);
+  PathNode key_field{&root, "RequestApiKey", -1};
   if (api == nullptr) {
-    PathNode field{&root, "RequestApiKey", -1};
-    r.set_path(&field);
+    r.set_path(&key_field);
     r.Fail(ErrorKind::kUnknownApiKey, kSizePrefix, absl::StrFormat("api key %d", api_key));
     return r.error().ToStatus();
   }
@@ -116,19 +119,26 @@ absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
                            api->request_versions().lo, api->request_versions().hi));
     return r.error().ToStatus();
   }
+  void* const out = body(*api->request);
+  if (out == nullptr) {
+    r.set_path(&key_field);
+    r.Fail(ErrorKind::kInvalidValue, kSizePrefix,
+           absl::StrFormat("api key %d is %sRequest, not the type asked for", api_key,
+                           api->name));
+    return r.error().ToStatus();
+  }
   r.set_path(nullptr);
-  RequestFrame out{RequestHeaderVersion(api_key, api_version), RequestHeader{},
-                   AnyMessage(*api->request)};
-  DecodeBody(r, out.header_version, out.header);
-  api->request->decode(r, api_version, out.body.raw());
+  *header_version = RequestHeaderVersion(api_key, api_version);
+  DecodeBody(r, *header_version, *header);
+  api->request->decode(r, api_version, out);
   ExpectEnd(r, "request body");
-  if (!r.ok()) return r.error().ToStatus();
-  return out;
+  return r.error().ToStatus();
 }
 
-absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame,
-                                                  int16_t api_key, int16_t api_version,
-                                                  const FrameOptions& options) {
+absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api_key,
+                                     int16_t api_version, const FrameOptions& options,
+                                     int16_t* header_version, ResponseHeader* header,
+                                     absl::FunctionRef<void*(const MessageOps&)> body) {
   const RecordsFieldValidator records(options.records);
   Reader r(frame, 0, FrameDecodeOptions(options, &records));
   const ApiInfo* api = FindApi(api_key);
@@ -144,13 +154,39 @@ absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame
   }
   ReadSizePrefix(r, frame.size(), options);
   if (!r.ok()) return r.error().ToStatus();
-  ResponseFrame out{ResponseHeaderVersion(api_key, api_version), ResponseHeader{},
-                    AnyMessage(*api->response)};
-  DecodeBody(r, out.header_version, out.header);
-  api->response->decode(r, api_version, out.body.raw());
+  void* const out = body(*api->response);
+  *header_version = ResponseHeaderVersion(api_key, api_version);
+  DecodeBody(r, *header_version, *header);
+  api->response->decode(r, api_version, out);
   ExpectEnd(r, "response body");
-  if (!r.ok()) return r.error().ToStatus();
-  return out;
+  return r.error().ToStatus();
+}
+
+}  // namespace frame_internal
+
+absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
+                                                const FrameOptions& options) {
+  int16_t header_version = 1;
+  RequestHeader header;
+  std::optional<AnyMessage> body;
+  absl::Status s = frame_internal::DecodeRequestFrameInto(
+      frame, options, &header_version, &header,
+      [&](const MessageOps& ops) { return body.emplace(ops).raw(); });
+  if (!s.ok()) return s;
+  return RequestFrame{header_version, std::move(header), std::move(*body)};
+}
+
+absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame,
+                                                  int16_t api_key, int16_t api_version,
+                                                  const FrameOptions& options) {
+  int16_t header_version = 0;
+  ResponseHeader header;
+  std::optional<AnyMessage> body;
+  absl::Status s = frame_internal::DecodeResponseFrameInto(
+      frame, api_key, api_version, options, &header_version, &header,
+      [&](const MessageOps& ops) { return body.emplace(ops).raw(); });
+  if (!s.ok()) return s;
+  return ResponseFrame{header_version, std::move(header), std::move(*body)};
 }
 
 namespace {
@@ -171,18 +207,20 @@ absl::Status FinishFrame(Writer& w, size_t size_pos) {
 
 }  // namespace
 
-absl::Status AppendRequestFrame(const RequestHeader& header, const AnyMessage& body,
-                                Writer* out) {
+namespace frame_internal {
+
+absl::Status AppendRequestFrame(const RequestHeader& header, const MessageSpec& spec,
+                                const void* body, Writer* out) {
   const ApiInfo* api = FindApi(header.request_api_key);
   if (api == nullptr) {
     return Error{ErrorKind::kUnknownApiKey, out->size(), "RequestHeader.RequestApiKey",
                  absl::StrFormat("api key %d", header.request_api_key)}
         .ToStatus();
   }
-  if (&body.ops() != api->request) {
+  if (api->request->spec != &spec) {
     return Error{ErrorKind::kInvalidValue, out->size(), "",
                  absl::StrFormat("header names %sRequest but the body is %s", api->name,
-                                 body.spec().name)}
+                                 spec.name)}
         .ToStatus();
   }
   if (!out->ok()) return out->error().ToStatus();
@@ -190,30 +228,44 @@ absl::Status AppendRequestFrame(const RequestHeader& header, const AnyMessage& b
   const size_t size_pos = w.ReserveInt32();
   EncodeBody(w, RequestHeaderVersion(header.request_api_key, header.request_api_version),
              header);
-  api->request->encode(w, header.request_api_version, body.raw());
+  api->request->encode(w, header.request_api_version, body);
   return FinishFrame(w, size_pos);
 }
 
 absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
-                                 int16_t api_version, const AnyMessage& body, Writer* out) {
+                                 int16_t api_version, const MessageSpec& spec, const void* body,
+                                 Writer* out) {
   const ApiInfo* api = FindApi(api_key);
   if (api == nullptr) {
     return Error{ErrorKind::kUnknownApiKey, out->size(), "",
                  absl::StrFormat("api key %d", api_key)}
         .ToStatus();
   }
-  if (&body.ops() != api->response) {
+  if (api->response->spec != &spec) {
     return Error{ErrorKind::kInvalidValue, out->size(), "",
                  absl::StrFormat("api key %d is %sResponse but the body is %s", api_key,
-                                 api->name, body.spec().name)}
+                                 api->name, spec.name)}
         .ToStatus();
   }
   if (!out->ok()) return out->error().ToStatus();
   Writer& w = *out;
   const size_t size_pos = w.ReserveInt32();
   EncodeBody(w, ResponseHeaderVersion(api_key, api_version), header);
-  api->response->encode(w, api_version, body.raw());
+  api->response->encode(w, api_version, body);
   return FinishFrame(w, size_pos);
+}
+
+}  // namespace frame_internal
+
+absl::Status AppendRequestFrame(const RequestHeader& header, const AnyMessage& body,
+                                Writer* out) {
+  return frame_internal::AppendRequestFrame(header, body.spec(), body.raw(), out);
+}
+
+absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
+                                 int16_t api_version, const AnyMessage& body, Writer* out) {
+  return frame_internal::AppendResponseFrame(header, api_key, api_version, body.spec(),
+                                             body.raw(), out);
 }
 
 absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& header,

@@ -83,11 +83,12 @@ Error CodecError(Compression codec, size_t at, std::string what) {
   return e;
 }
 
-Error CapError(Compression codec, size_t at, size_t cap) {
-  return CodecError(codec, at,
-                    absl::StrFormat("output exceeds the cap of %d bytes "
-                                    "(RecordsOptions::max_decompressed_bytes)",
-                                    cap));
+Error CapError(Compression codec, size_t at, const DecompressOptions& opt) {
+  Error e = CodecError(codec, at,
+                       absl::StrFormat("output exceeds the cap of %d bytes (%s)", opt.max_output,
+                                       opt.cap_name));
+  e.kind = opt.cap_kind;
+  return e;
 }
 
 // Output buffer that grows geometrically, never beyond `cap + 1` bytes: the extra byte
@@ -153,13 +154,13 @@ Error Gunzip(std::span<const uint8_t> in, const DecompressOptions& opt, std::vec
   CappedOutput out(v, opt.max_output, in.size());
   auto at = [&] { return in.size() - zs.avail_in; };
   for (;;) {
-    if (!out.EnsureRoom()) return CapError(kCodec, at(), opt.max_output);
+    if (!out.EnsureRoom()) return CapError(kCodec, at(), opt);
     const size_t room = std::min<size_t>(out.room(), UINT_MAX);
     zs.next_out = out.tail();
     zs.avail_out = static_cast<uInt>(room);
     const int ret = inflate(&zs, Z_NO_FLUSH);
     out.Advance(room - zs.avail_out);
-    if (out.over_cap()) return CapError(kCodec, at(), opt.max_output);
+    if (out.over_cap()) return CapError(kCodec, at(), opt);
     if (ret == Z_STREAM_END) {
       if (zs.avail_in == 0) return {};
       // Another gzip member follows (GZIPInputStream reads concatenated members).
@@ -212,7 +213,9 @@ uint32_t Be32(const uint8_t* p) {
 }
 
 // One raw snappy block at `at` within the payload, appended to `out`.
-Error UnsnappyBlock(std::span<const uint8_t> block, size_t at, size_t cap, CappedOutput& out) {
+Error UnsnappyBlock(std::span<const uint8_t> block, size_t at, const DecompressOptions& opt,
+                    CappedOutput& out) {
+  const size_t cap = opt.max_output;
   constexpr Compression kCodec = Compression::kSnappy;
   const char* p = reinterpret_cast<const char*>(block.data());
   size_t declared = 0;
@@ -221,12 +224,12 @@ Error UnsnappyBlock(std::span<const uint8_t> block, size_t at, size_t cap, Cappe
   }
   // Check the cap before anything else, then prove the block really produces
   // `declared` bytes before allocating them.
-  if (declared > cap || out.size() + declared > cap) return CapError(kCodec, at, cap);
+  if (declared > cap || out.size() + declared > cap) return CapError(kCodec, at, opt);
   if (!snappy::IsValidCompressedBuffer(p, block.size())) {
     return CodecError(kCodec, at, absl::StrFormat("corrupt block (%d bytes)", block.size()));
   }
   if (declared == 0) return {};
-  if (!out.EnsureRoomFor(declared)) return CapError(kCodec, at, cap);
+  if (!out.EnsureRoomFor(declared)) return CapError(kCodec, at, opt);
   if (!snappy::RawUncompress(p, block.size(), reinterpret_cast<char*>(out.tail()))) {
     return CodecError(kCodec, at, "corrupt block");
   }
@@ -239,7 +242,7 @@ Error Unsnappy(std::span<const uint8_t> in, const DecompressOptions& opt, std::v
   CappedOutput out(v, opt.max_output, 0);
   if (in.size() < sizeof kXerialMagic ||
       std::memcmp(in.data(), kXerialMagic, sizeof kXerialMagic) != 0) {
-    return UnsnappyBlock(in, 0, opt.max_output, out);  // raw snappy
+    return UnsnappyBlock(in, 0, opt, out);  // raw snappy
   }
   if (in.size() < kXerialHeader) {
     return CodecError(kCodec, sizeof kXerialMagic,
@@ -263,7 +266,7 @@ Error Unsnappy(std::span<const uint8_t> in, const DecompressOptions& opt, std::v
                         absl::StrFormat("xerial chunk of %d bytes, have %d", len,
                                         in.size() - pos - 4));
     }
-    if (Error e = UnsnappyBlock(in.subspan(pos + 4, len), pos + 4, opt.max_output, out);
+    if (Error e = UnsnappyBlock(in.subspan(pos + 4, len), pos + 4, opt, out);
         !e.ok()) {
       return e;
     }
@@ -339,7 +342,7 @@ Error Unlz4(std::span<const uint8_t> in, const DecompressOptions& opt, std::vect
   }
 
   for (;;) {
-    if (!out.EnsureRoom()) return CapError(kCodec, pos, opt.max_output);
+    if (!out.EnsureRoom()) return CapError(kCodec, pos, opt);
     std::span<const uint8_t> src = pending.empty() ? in.subspan(pos) : pending;
     size_t dst_size = out.room();
     size_t src_size = src.size();
@@ -348,7 +351,7 @@ Error Unlz4(std::span<const uint8_t> in, const DecompressOptions& opt, std::vect
       return CodecError(kCodec, pos, LZ4F_getErrorName(hint));
     }
     out.Advance(dst_size);
-    if (out.over_cap()) return CapError(kCodec, pos, opt.max_output);
+    if (out.over_cap()) return CapError(kCodec, pos, opt);
     if (!pending.empty()) {
       pending = pending.subspan(src_size);
     } else {
@@ -401,7 +404,7 @@ Error Unzstd(std::span<const uint8_t> in, const DecompressOptions& opt, std::vec
   CappedOutput out(v, opt.max_output, in.size());
   ZSTD_inBuffer src{in.data(), in.size(), 0};
   for (;;) {
-    if (!out.EnsureRoom()) return CapError(kCodec, src.pos, opt.max_output);
+    if (!out.EnsureRoom()) return CapError(kCodec, src.pos, opt);
     ZSTD_outBuffer dst{out.tail(), out.room(), 0};
     const size_t ret = ZSTD_decompressStream(ctx.get(), &dst, &src);
     if (ZSTD_isError(ret)) {
@@ -414,7 +417,7 @@ Error Unzstd(std::span<const uint8_t> in, const DecompressOptions& opt, std::vec
       return CodecError(kCodec, src.pos, ZSTD_getErrorName(ret));
     }
     out.Advance(dst.pos);
-    if (out.over_cap()) return CapError(kCodec, src.pos, opt.max_output);
+    if (out.over_cap()) return CapError(kCodec, src.pos, opt);
     if (ret == 0) {
       if (src.pos == src.size) return {};
       continue;  // another frame follows
@@ -446,7 +449,7 @@ Error Decompress(Compression codec, std::span<const uint8_t> input,
   switch (codec) {
     case Compression::kNone:
       out->clear();
-      if (input.size() > options.max_output) return CapError(codec, 0, options.max_output);
+      if (input.size() > options.max_output) return CapError(codec, 0, options);
       out->assign(input.begin(), input.end());
       return {};
     case Compression::kGzip: return Gunzip(input, options, out);

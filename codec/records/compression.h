@@ -55,8 +55,13 @@ inline constexpr size_t kDefaultMaxDecompressedBytes = size_t{64} << 20;
 
 /// Options for Decompress.
 struct DecompressOptions {
-  /// Hard cap on the output, in bytes. Exceeding it fails kCompressionError.
+  /// Hard cap on the output, in bytes. Exceeding it fails `cap_kind`.
   size_t max_output = kDefaultMaxDecompressedBytes;
+  /// The error when the output would exceed max_output, and what the cap is named in its
+  /// detail. The records decoder reports kAllocationBudget when the decode's allocation
+  /// budget (DecodeOptions::max_alloc_bytes), not RecordsOptions, set the cap.
+  ErrorKind cap_kind = ErrorKind::kCompressionError;
+  const char* cap_name = "RecordsOptions::max_decompressed_bytes";
   /// LZ4 only: accept the header checksum Kafka wrote in magic-0 message sets
   /// (xxhash32 over the frame magic and descriptor instead of the descriptor only).
   bool lz4_kafka_legacy_checksum = false;

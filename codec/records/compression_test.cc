@@ -17,55 +17,21 @@
 #include <string>
 #include <vector>
 
+#include "codec/wire/heap_test_util.h"
 #include "codec/wire/test_util.h"
 #include "gtest/gtest.h"
 
-// ---- Allocation accounting for the whole test binary: live and peak bytes allocated
-// through operator new (std::vector buffers, among others). Library-internal malloc
-// (zlib/zstd state) is bounded separately (zstd window limit) and by peak RSS.
-namespace {
-std::atomic<size_t> g_live{0};
-std::atomic<size_t> g_peak{0};
-constexpr size_t kAllocHeader = 16;  // keeps max_align_t alignment
-
-void* CountedNew(size_t n) {
-  void* p = std::malloc(n + kAllocHeader);
-  if (p == nullptr) throw std::bad_alloc();
-  *static_cast<size_t*>(p) = n;
-  const size_t live = g_live.fetch_add(n) + n;
-  size_t peak = g_peak.load();
-  while (live > peak && !g_peak.compare_exchange_weak(peak, live)) {
-  }
-  return static_cast<char*>(p) + kAllocHeader;
-}
-void CountedDelete(void* p) noexcept {
-  if (p == nullptr) return;
-  char* base = static_cast<char*>(p) - kAllocHeader;
-  g_live.fetch_sub(*reinterpret_cast<size_t*>(base));
-  std::free(base);
-}
-}  // namespace
-
-void* operator new(size_t n) { return CountedNew(n); }
-void* operator new[](size_t n) { return CountedNew(n); }
-void operator delete(void* p) noexcept { CountedDelete(p); }
-void operator delete[](void* p) noexcept { CountedDelete(p); }
-void operator delete(void* p, size_t) noexcept { CountedDelete(p); }
-void operator delete[](void* p, size_t) noexcept { CountedDelete(p); }
+// Allocation accounting for the whole test binary (codec/wire/heap_test_util.h): live
+// and peak bytes allocated through operator new (std::vector buffers, among others).
+// Library-internal malloc (zlib/zstd state) is bounded separately (zstd window limit)
+// and by peak RSS.
 
 namespace kwire {
 namespace {
 
 using wire_testing::Hex;
 
-// Peak bytes allocated through operator new while `f` runs, above what was live before.
-template <class F>
-size_t PeakAllocated(F&& f) {
-  const size_t before = g_live.load();
-  g_peak.store(before);
-  f();
-  return g_peak.load() - before;
-}
+using heap_testing::PeakAllocated;
 
 long MaxRssKiB() {
   rusage u{};

@@ -59,15 +59,6 @@ uint32_t Crc32Ieee(const uint8_t* p, size_t n) {
   return static_cast<uint32_t>(crc);
 }
 
-Error MakeError(ErrorKind kind, size_t at, const PathNode* path, std::string detail) {
-  Error e;
-  e.kind = kind;
-  e.offset = at;
-  e.path = RenderPath(path);
-  e.detail = std::move(detail);
-  return e;
-}
-
 // Inside a complete batch nothing may be truncated: a length that runs past its record,
 // message or batch is corrupt framing, not "need more bytes".
 Error Inconsistent(Error e) {
@@ -157,6 +148,24 @@ void ReadLegacyBody(Reader& r, int8_t magic, const PathNode* msg, LegacyBody* b)
 
 // Appends a new Record to `slots` (amortised growth, after the caller's reserve).
 KWIRE_RECORDS_NOINLINE void GrowSlots(std::vector<Record>* slots) { slots->emplace_back(); }
+
+// DecompressOptions under RecordsOptions: its cap, lowered to half the allocation budget
+// (RecordsOptions::max_alloc_bytes) when that is smaller, and then named after it.
+DecompressOptions DecompressCaps(const RecordsOptions& options) {
+  DecompressOptions d;
+  d.max_output = options.max_decompressed_bytes;
+  if (options.max_alloc_bytes / 2 < d.max_output) {
+    d.max_output = options.max_alloc_bytes / 2;
+    d.cap_kind = ErrorKind::kAllocationBudget;
+    d.cap_name = "half the allocation budget left, DecodeOptions::max_alloc_bytes";
+  }
+  return d;
+}
+
+// Whether `count` Record objects fit half the allocation budget.
+bool RecordsFitBudget(size_t count, const RecordsOptions& options) {
+  return count <= options.max_alloc_bytes / 2 / sizeof(Record);
+}
 
 // The next record slot of a RecordSet (`slots`, live count `*size`): a Record kept from
 // an earlier decode, whose stale contents the caller must overwrite field by field, or a
@@ -692,11 +701,21 @@ Error BatchView::DecodeV2(const RecordsOptions& options, RecordSet* out) const {
   };
   const bool over_max = static_cast<size_t>(header_.records_count) > options.max_records;
   if (over_max && codec != Compression::kNone) return too_many();
+  auto over_budget = [&] {
+    return MakeError(
+        ErrorKind::kAllocationBudget, offset_ + kV2CountOffset, &batch,
+        absl::StrFormat("records count %d needs %d bytes of Record objects, more than half "
+                        "the allocation budget left, %d bytes (DecodeOptions::max_alloc_bytes)",
+                        header_.records_count,
+                        static_cast<size_t>(header_.records_count) * sizeof(Record),
+                        options.max_alloc_bytes));
+  };
+  const bool budget = !RecordsFitBudget(static_cast<size_t>(header_.records_count), options);
+  if (budget && codec != Compression::kNone) return over_budget();
   std::span<const uint8_t> data = payload_;
   size_t data_offset = payload_offset_;
   if (codec != Compression::kNone) {
-    DecompressOptions d;
-    d.max_output = options.max_decompressed_bytes;
+    const DecompressOptions d = DecompressCaps(options);
     if (Error e = Decompress(codec, payload_, d, &out->buffer_); !e.ok()) {
       e.offset += payload_offset_;
       e.path = RenderPath(&batch);
@@ -716,6 +735,7 @@ Error BatchView::DecodeV2(const RecordsOptions& options, RecordSet* out) const {
                         kMinRecordSize));
   }
   if (over_max) return too_many();
+  if (budget) return over_budget();
   Reader r(data, data_offset, options.decode);
   r.set_path(&batch);
   if (options.layout != nullptr) options.layout->clear();
@@ -759,8 +779,7 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
                      absl::StrFormat("%s-compressed message with a null value",
                                      CompressionName(codec)));
   }
-  DecompressOptions d;
-  d.max_output = options.max_decompressed_bytes;
+  DecompressOptions d = DecompressCaps(options);
   d.lz4_kafka_legacy_checksum = magic() == 0;
   if (Error e = Decompress(codec, payload_, d, &out->buffer_); !e.ok()) {
     e.offset += payload_offset_;
@@ -834,6 +853,12 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
       r.Fail(ErrorKind::kCountTooLarge, at,
              absl::StrFormat("more than RecordsOptions::max_records (%d) inner messages",
                              options.max_records));
+    }
+    if (r.ok() && !RecordsFitBudget(out->size_ + 1, options)) {
+      r.Fail(ErrorKind::kAllocationBudget, at,
+             absl::StrFormat("inner message %d: its Record objects pass half the allocation "
+                             "budget left, %d bytes (DecodeOptions::max_alloc_bytes)",
+                             out->size_, options.max_alloc_bytes));
     }
     if (!r.ok()) break;
     Record& rec = *NextClearSlot(&out->slots_, &out->size_);

@@ -108,6 +108,13 @@ struct RecordsOptions {
   /// batch of minimal 7-byte records could otherwise expand the 64 MiB cap 20-fold.
   /// Default 2^20 (about 160 MB of Record objects at most); kCountTooLarge above it.
   size_t max_records = kDefaultMaxRecords;
+  /// Allocation budget of one DecodeRecords, bytes: half for the decompressed payload
+  /// (lowering max_decompressed_bytes when smaller; a growing buffer briefly holds 1.5×
+  /// its cap), half for the Record objects (records count × sizeof(Record)). Over it:
+  /// kAllocationBudget (at the records count, or where the decompressed output passes its
+  /// half). Frame and message decoding set it to what is left of their own budget
+  /// (DecodeOptions::max_alloc_bytes) when they validate records. Default: no budget.
+  size_t max_alloc_bytes = SIZE_MAX;
   /// Reject batches whose CRC does not match (kCrcMismatch). When false, or in builds
   /// with KWIRE_FUZZ_SKIP_CRC_CHECK, the CRC is still computed and reported through
   /// BatchView::crc_ok() but never fails decoding.

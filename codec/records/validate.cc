@@ -1,5 +1,6 @@
 #include "codec/records/validate.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -10,15 +11,6 @@ namespace {
 // Absolute offsets of batch header fields (record_batch.h's layout).
 constexpr size_t kMagicAt = 16;
 constexpr size_t kAttributesAt = 21;
-
-Error MakeError(ErrorKind kind, size_t at, const PathNode* path, std::string detail) {
-  Error e;
-  e.kind = kind;
-  e.offset = at;
-  e.path = RenderPath(path);
-  e.detail = std::move(detail);
-  return e;
-}
 
 bool OneV2Batch(const RecordsPolicy& policy, int16_t version) {
   return version >= policy.one_v2_batch_from;
@@ -96,8 +88,12 @@ void RecordsFieldValidator::Validate(Reader& r, const FieldSpec& field, int16_t 
                                      std::span<const uint8_t> bytes, size_t offset) const {
   RecordsOptions options = options_;
   options.decode.quirks |= r.quirks();
+  // Validation's memory (decompressed bytes, Record objects) is freed before it returns:
+  // it runs within what is left of the decode's allocation budget.
+  options.max_alloc_bytes = std::min(options.max_alloc_bytes, r.alloc_budget_left());
   Error e = ValidateRecordsField(bytes, offset, r.path(), field.records, version, options);
-  if (!e.ok()) r.Fail(e);
+  if (e.ok()) return;
+  r.Fail(e);
 }
 
 }  // namespace kwire

@@ -69,6 +69,12 @@ inline void DecodeValue(DecodeContext& c, const FieldSpec&, double& v) { v = c.r
 inline void DecodeValue(DecodeContext& c, const FieldSpec&, bool& v) { v = c.r.ReadBool(); }
 inline void DecodeValue(DecodeContext& c, const FieldSpec&, Uuid& v) { v = c.r.ReadUuid(); }
 
+// What copying a string or bytes value of `length` bytes allocates, as charged to the
+// allocation budget (DecodeOptions::max_alloc_bytes): std::string keeps up to 15 bytes
+// inline (libstdc++, MSVC; libc++ 22, where this over-charges), a longer copy allocates
+// length + 1.
+inline size_t StringHeapBytes(size_t length) { return length > 15 ? length + 1 : 0; }
+
 // ---- Length-prefixed values. `kind` is the field's (or array element's) wire kind.
 // Returns false when the value is null. Out of line.
 bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable, std::string& out);
@@ -107,10 +113,13 @@ template <class E>
 bool DecodeArray(DecodeContext& c, const FieldSpec& f, bool nullable, std::vector<E>& v) {
   const bool compact = c.Compact(f);
   const size_t min = MinElementSize<E>(c.version, c.flexible, compact);
+  const size_t at = c.r.offset();
   const int64_t n = c.r.ReadArrayCount(compact, nullable, min, c.reserved);
   if (n < 0) return false;
   v.clear();
-  // n ≤ unreserved bytes left / minimum element size: this allocation is O(frame bytes).
+  // n ≤ unreserved bytes left / minimum element size: this allocation is O(frame bytes),
+  // and within the allocation budget (n < 2^31, so n·sizeof(E) cannot overflow).
+  if (n > 0 && !c.r.Charge(static_cast<size_t>(n) * sizeof(E), at)) return true;
   v.resize(static_cast<size_t>(n));
   const size_t outer_reserved = c.reserved;
   for (int64_t i = 0; i < n; ++i) {

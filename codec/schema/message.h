@@ -5,6 +5,8 @@
 // Type-erased: MessageOps is a table of functions instantiated once per message type
 // (generated api_<key>.cc files), and AnyMessage owns one message of a type chosen at
 // run time (by API key and direction, see codec/protocol/registry.h).
+// Threads: as codec/protocol/frame.h says — any number of threads may decode and encode
+// at once; a Reader, Writer or message object belongs to one thread at a time.
 #ifndef KWIRE_CODEC_SCHEMA_MESSAGE_H_
 #define KWIRE_CODEC_SCHEMA_MESSAGE_H_
 

@@ -162,9 +162,15 @@ void PrintRecords(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
   Reader& r = c.r();
   const size_t len =
       c.b.Open(r, Kind::kLength, "length", compact ? "uvarint" : "int32", path + ".length");
+  const size_t length_at = r.offset();
   const int64_t size = r.ReadBytesLength(compact, nullable);
   c.b.Close(r, len);
   if (!r.ok()) return;
+  // Charged as the decoder charges it (DecodeRecords: nothing for borrowed records).
+  if (size > 0 && !r.options().borrow_records &&
+      !r.Charge(schema_internal::StringHeapBytes(static_cast<size_t>(size)), length_at)) {
+    return;
+  }
   {
     PrintNode& ln = c.b.node(len);
     ln.value = PrintBuilder::Int(size < 0 ? (compact ? 0 : -1) : (compact ? size + 1 : size));

@@ -260,6 +260,7 @@ bool PrintArray(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
   // As decode.h: the count is bounded by the bytes left minus those reserved for the
   // enclosing arrays' remaining elements.
   const size_t min = MinElementSize<E>(c.dc.version, c.dc.flexible, compact);
+  const size_t at = c.r().offset();
   const int64_t count = c.r().ReadArrayCount(compact, nullable, min, c.dc.reserved);
   c.b.Close(c.r(), len);
   if (!c.r().ok()) return false;
@@ -272,7 +273,9 @@ bool PrintArray(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
   c.b.node(n).value = count < 0 ? "null" : PrintBuilder::Int(count);
   if (count < 0) return false;
   v.clear();
-  v.resize(static_cast<size_t>(count));  // bounded by the bytes left (ReadArrayCount)
+  // Bounded by the bytes left (ReadArrayCount) and charged as decode.h charges it.
+  if (count > 0 && !c.r().Charge(static_cast<size_t>(count) * sizeof(E), at)) return false;
+  v.resize(static_cast<size_t>(count));
   const std::string elem_name = [&] {
     if constexpr (KafkaStruct<E>) return std::string(E::kStructName);
     return std::string(f.name);

@@ -10,9 +10,11 @@ namespace kwire {
 namespace schema_internal {
 
 bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable, std::string& out) {
+  const size_t at = c.r.offset();
   const int64_t len = kind == FieldType::kString ? c.r.ReadStringLength(compact, nullable)
                                                  : c.r.ReadBytesLength(compact, nullable);
   if (len < 0) return false;
+  if (!c.r.Charge(StringHeapBytes(static_cast<size_t>(len)), at)) return true;
   // Strings are UTF-8 (kInvalidUtf8 at the first bad byte unless kQuirkInvalidUtf8).
   out.assign(kind == FieldType::kString ? c.r.ReadUtf8(static_cast<size_t>(len))
                                         : c.r.ReadRaw(static_cast<size_t>(len)));
@@ -20,10 +22,13 @@ bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable, s
 }
 
 bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records& out) {
+  const size_t at = c.r.offset();
   const int64_t len = c.r.ReadBytesLength(c.Compact(f), nullable);
   if (len < 0) return false;
+  const bool borrow = c.r.options().borrow_records;
+  if (!borrow && !c.r.Charge(StringHeapBytes(static_cast<size_t>(len)), at)) return true;
   const std::string_view payload = c.r.ReadRaw(static_cast<size_t>(len));
-  if (c.r.options().borrow_records) {
+  if (borrow) {
     out = Records::Borrow(payload);
   } else {
     out.bytes.assign(payload);
@@ -54,6 +59,8 @@ void CheckTagConsumed(DecodeContext& c, size_t at, uint32_t tag, uint32_t size) 
 
 void KeepUnknownTag(DecodeContext& c, UnknownTaggedFields& unknown, uint32_t tag,
                     uint32_t size) {
+  // The entry (twice: the vector grows geometrically) and its copied payload.
+  if (!c.r.Charge(2 * sizeof(UnknownTaggedField) + StringHeapBytes(size), c.r.offset())) return;
   UnknownTaggedField u;
   u.tag = tag;
   u.data.assign(c.r.ReadRaw(size));

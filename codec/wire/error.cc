@@ -8,7 +8,7 @@ namespace kwire {
 namespace {
 
 // The payload's kind byte: 1 .. kLastKind (kOk is never attached).
-constexpr uint8_t kLastKind = static_cast<uint8_t>(ErrorKind::kRecordsNotAllowed);
+constexpr uint8_t kLastKind = static_cast<uint8_t>(ErrorKind::kAllocationBudget);
 
 void AppendLeb128(std::string& out, uint64_t v) {
   while (v >= 0x80) {
@@ -65,6 +65,7 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kCrcMismatch: return "crc mismatch";
     case ErrorKind::kCompressionError: return "compression error";
     case ErrorKind::kRecordsNotAllowed: return "records not allowed";
+    case ErrorKind::kAllocationBudget: return "allocation budget exceeded";
   }
   return "unknown error";
 }
@@ -74,7 +75,8 @@ absl::StatusCode ErrorKindStatusCode(ErrorKind kind) {
     case ErrorKind::kOk: return absl::StatusCode::kOk;
     case ErrorKind::kUnknownApiKey:
     case ErrorKind::kUnsupportedVersion: return absl::StatusCode::kUnimplemented;
-    case ErrorKind::kFrameTooLarge: return absl::StatusCode::kResourceExhausted;
+    case ErrorKind::kFrameTooLarge:
+    case ErrorKind::kAllocationBudget: return absl::StatusCode::kResourceExhausted;
     case ErrorKind::kCrcMismatch: return absl::StatusCode::kDataLoss;
     case ErrorKind::kStringTooLong:
     case ErrorKind::kNonDefaultField:

@@ -59,6 +59,11 @@ enum class ErrorKind : uint8_t {
   /// (its RecordsPolicy: e.g. a Produce v3+ partition with two batches, or zstd in
   /// Produce v3–6; codec/records/validate.h).
   kRecordsNotAllowed,
+  /// Decoding would allocate more memory than DecodeOptions::max_alloc_bytes allows for
+  /// one message or frame (detail: bytes wanted vs budget left). Charged where the
+  /// decoder sizes an array, copies a string, bytes or records value, or keeps an
+  /// unknown tag, before it allocates; records validation runs within what is left.
+  kAllocationBudget,
 };
 
 /// Short stable name of an ErrorKind, e.g. "truncated", "varint too long".

@@ -19,7 +19,7 @@
 namespace kwire {
 namespace {
 
-constexpr ErrorKind kLastKind = ErrorKind::kRecordsNotAllowed;
+constexpr ErrorKind kLastKind = ErrorKind::kAllocationBudget;
 
 // Every kind but kOk: 1 .. kLastKind.
 std::vector<ErrorKind> AllKinds() {
@@ -30,7 +30,7 @@ std::vector<ErrorKind> AllKinds() {
 
 TEST(ErrorKinds, TheListEndsAtTheLastKind) {
   // Every value up to kLastKind is a named kind and the next one is not: a kind added
-  // after kRecordsNotAllowed must move kLastKind (here and in error.cc).
+  // after kAllocationBudget must move kLastKind (here and in error.cc).
   for (ErrorKind kind : AllKinds()) {
     EXPECT_STRNE(ErrorKindName(kind), "unknown error") << static_cast<int>(kind);
   }

@@ -22,6 +22,15 @@ std::string RenderPath(const PathNode* leaf) {
   return out;
 }
 
+Error MakeError(ErrorKind kind, size_t at, const PathNode* path, std::string detail) {
+  Error e;
+  e.kind = kind;
+  e.offset = at;
+  e.path = RenderPath(path);
+  e.detail = std::move(detail);
+  return e;
+}
+
 void Reader::Fail(const Error& e) {
   if (error_.kind == ErrorKind::kOk) error_ = e;
   cur_ = end_;
@@ -43,6 +52,15 @@ void Reader::Fail(ErrorKind kind, size_t at, std::string detail) {
   }
   // Drain: every later read sees zero bytes left; PopLimit keeps it drained.
   cur_ = end_;
+}
+
+bool Reader::OverBudget(size_t bytes, size_t at) {
+  if (!ok()) return false;
+  Fail(ErrorKind::kAllocationBudget, at,
+       absl::StrFormat("needs %d bytes of memory, %d of the allocation budget of %d bytes are "
+                       "left (DecodeOptions::max_alloc_bytes)",
+                       bytes, alloc_left_, options_.max_alloc_bytes));
+  return false;
 }
 
 int Reader::Truncated(size_t need) {

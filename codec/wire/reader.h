@@ -68,6 +68,13 @@ inline constexpr uint32_t kQuirksJava =
 
 class RecordsValidator;  // codec/schema/decode.h
 
+/// Default allocation budget of one decode (DecodeOptions::max_alloc_bytes): 128 MiB.
+/// A frame at the default 100 MiB frame limit (kDefaultMaxFrameSize, Kafka's
+/// socket.request.max.bytes) that copies its records needs a little over its own size;
+/// without a budget a frame of empty compact strings (1 wire byte, 32 bytes each in
+/// memory) would make the decoder allocate 3.2 GiB.
+inline constexpr size_t kDefaultMaxAllocBytes = size_t{128} << 20;
+
 /// Options for decoding. Default: strict.
 struct DecodeOptions {
   uint32_t quirks = 0;  ///< Bitwise OR of Quirk values.
@@ -81,6 +88,18 @@ struct DecodeOptions {
   /// that buffer lives unchanged (see `Records` in codec/schema/spec.h). For proxies and
   /// brokers that forward or parse batches in place; validation works the same.
   bool borrow_records = false;
+  /// Allocation budget: the most memory, in bytes, one decode (one DecodeMessage, one
+  /// frame decode, one DecodeStruct over a Reader) may allocate for the value it builds.
+  /// Charged before allocating, where the decoder sizes an array (count × the element's
+  /// in-memory size), copies a string or bytes value longer than std::string's inline
+  /// capacity, copies a records field (none under borrow_records), or keeps an unknown
+  /// tagged field; records validation (DecodeOptions::records) works within what is left
+  /// (RecordsOptions::max_alloc_bytes; its memory is freed before the decode returns).
+  /// Over budget: kAllocationBudget at the length or count that asked, nothing allocated.
+  /// The decoder's own bookkeeping (paths, a few hundred bytes) is not charged. Default
+  /// kDefaultMaxAllocBytes; SIZE_MAX turns the budget off. (Last member, so that
+  /// `DecodeOptions{quirks}` keeps meaning the quirks.)
+  size_t max_alloc_bytes = kDefaultMaxAllocBytes;
 };
 
 /// One level of the field path, kept on the decoder's (or encoder's) stack and linked to
@@ -95,6 +114,10 @@ struct PathNode {
 /// Renders a path chain root-first: "A.B[3].C". Empty for nullptr.
 std::string RenderPath(const PathNode* leaf);
 
+/// An Error of `kind` at absolute offset `at`, its path rendered from `path` (may be
+/// nullptr), for checks that run outside a Reader (record batches, records policies).
+Error MakeError(ErrorKind kind, size_t at, const PathNode* path, std::string detail);
+
 /// Bounded cursor over `[data, data + size)`. See the file comment for the contract.
 /// Offsets reported in errors are `base_offset + position`, so a Reader over a slice of
 /// a frame reports offsets within the frame.
@@ -102,7 +125,8 @@ class Reader {
  public:
   Reader(const uint8_t* data, size_t size, size_t base_offset = 0,
          DecodeOptions options = {})
-      : begin_(data), cur_(data), end_(data + size), base_(base_offset), options_(options) {}
+      : begin_(data), cur_(data), end_(data + size), base_(base_offset), options_(options),
+        alloc_left_(options.max_alloc_bytes) {}
   explicit Reader(std::span<const uint8_t> data, size_t base_offset = 0,
                   DecodeOptions options = {})
       : Reader(data.data(), data.size(), base_offset, options) {}
@@ -131,6 +155,20 @@ class Reader {
   /// The DecodeOptions::quirks in force.
   uint32_t quirks() const { return options_.quirks; }
   bool has_quirk(Quirk q) const { return (options_.quirks & q) != 0; }
+
+  /// Allocation budget (DecodeOptions::max_alloc_bytes): takes `bytes`, about to be
+  /// allocated for the decoded value, from what is left. When they do not fit, records
+  /// kAllocationBudget at absolute offset `at` (the length or count that sized the
+  /// allocation), takes nothing and returns false. Also false after an earlier failure.
+  bool Charge(size_t bytes, size_t at) {
+    if (KWIRE_LIKELY(bytes <= alloc_left_ && ok())) {
+      alloc_left_ -= bytes;
+      return true;
+    }
+    return OverBudget(bytes, at);
+  }
+  /// Bytes of the allocation budget not yet charged.
+  size_t alloc_budget_left() const { return alloc_left_; }
 
   /// The field path recorded with errors. Decoders set it as they descend.
   const PathNode* path() const { return path_; }
@@ -369,12 +407,15 @@ class Reader {
   // returns 0 if a read already failed, else rewinds to `start` (the prefix) and
   // classifies the length (null, negative, above the cap, past the end).
   int64_t ReadLengthSlow(const uint8_t* start, bool compact, bool nullable, bool bytes);
+  // Charge's failure path.
+  bool OverBudget(size_t bytes, size_t at);
 
   const uint8_t* begin_;
   const uint8_t* cur_;
   const uint8_t* end_;
   size_t base_;
   DecodeOptions options_;
+  size_t alloc_left_;  // allocation budget not yet charged
   const PathNode* path_ = nullptr;
   static constexpr size_t kNoTag = static_cast<size_t>(-1);
   size_t tag_at_ = kNoTag;  // innermost PushTagLimit's tag header offset, or kNoTag

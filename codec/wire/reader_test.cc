@@ -993,6 +993,7 @@ TEST(ReaderError, StatusCodes) {
       {ErrorKind::kVarintOverflow, StatusCode::kInvalidArgument},
       {ErrorKind::kVarintNonCanonical, StatusCode::kInvalidArgument},
       {ErrorKind::kInvalidBool, StatusCode::kInvalidArgument},
+      {ErrorKind::kInvalidUtf8, StatusCode::kInvalidArgument},
       {ErrorKind::kInvalidLength, StatusCode::kInvalidArgument},
       {ErrorKind::kUnexpectedNull, StatusCode::kInvalidArgument},
       {ErrorKind::kCountTooLarge, StatusCode::kInvalidArgument},
@@ -1012,6 +1013,8 @@ TEST(ReaderError, StatusCodes) {
       {ErrorKind::kCorruptRecords, StatusCode::kInvalidArgument},
       {ErrorKind::kCrcMismatch, StatusCode::kDataLoss},
       {ErrorKind::kCompressionError, StatusCode::kInvalidArgument},
+      {ErrorKind::kRecordsNotAllowed, StatusCode::kInvalidArgument},
+      {ErrorKind::kAllocationBudget, StatusCode::kResourceExhausted},
   };
   std::set<std::string> names;
   for (const auto& c : kCases) {
@@ -1079,6 +1082,67 @@ TEST(ReaderError, BaseOffsetAndQuirkAccessors) {
   EXPECT_EQ(empty.ReadUvarint(), 0u);
   ExpectError(empty, ErrorKind::kTruncated, 12);
   EXPECT_EQ(empty.error().ToString(), "truncated at byte 12 (uvarint: need 1, have 0)");
+}
+
+}  // namespace
+}  // namespace kwire
+
+namespace kwire {
+namespace {
+
+// The allocation budget (DecodeOptions::max_alloc_bytes): Charge takes what fits, and
+// the first charge that does not fit fails at the offset it names, taking nothing.
+TEST(ReaderBudget, ChargesUntilTheBudgetIsSpentThenFailsAtTheGivenOffset) {
+  const std::vector<uint8_t> bytes(8, 0);
+  DecodeOptions o;
+  o.max_alloc_bytes = 100;
+  Reader r(bytes.data(), bytes.size(), 1000, o);
+  EXPECT_EQ(r.alloc_budget_left(), 100u);
+  EXPECT_TRUE(r.Charge(0, 1000));
+  EXPECT_TRUE(r.Charge(60, 1000));
+  EXPECT_EQ(r.alloc_budget_left(), 40u);
+  EXPECT_TRUE(r.Charge(40, 1001));  // exactly what is left
+  EXPECT_EQ(r.alloc_budget_left(), 0u);
+  EXPECT_TRUE(r.ok());
+  r.ReadInt16();
+  EXPECT_FALSE(r.Charge(1, 1002));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::kAllocationBudget);
+  EXPECT_EQ(r.error().offset, 1002u);
+  EXPECT_EQ(r.error().detail,
+            "needs 1 bytes of memory, 0 of the allocation budget of 100 bytes are left "
+            "(DecodeOptions::max_alloc_bytes)");
+  EXPECT_EQ(r.error().ToStatus().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(r.remaining(), 0u);  // drained like every failure
+}
+
+TEST(ReaderBudget, AFailedChargeTakesNothingAndLaterChargesFail) {
+  const std::vector<uint8_t> bytes(4, 0);
+  DecodeOptions o;
+  o.max_alloc_bytes = 10;
+  Reader r(bytes.data(), bytes.size(), 0, o);
+  EXPECT_FALSE(r.Charge(11, 3));
+  EXPECT_EQ(r.alloc_budget_left(), 10u);
+  EXPECT_EQ(r.error().offset, 3u);
+  EXPECT_FALSE(r.Charge(1, 0));  // after a failure nothing is charged
+  EXPECT_EQ(r.alloc_budget_left(), 10u);
+  EXPECT_EQ(r.error().offset, 3u);  // the first failure stays
+}
+
+TEST(ReaderBudget, DefaultIs128MiBAnEarlierFailureStaysSizeMaxIsUnlimited) {
+  EXPECT_EQ(DecodeOptions{}.max_alloc_bytes, size_t{128} << 20);
+  EXPECT_EQ(kDefaultMaxAllocBytes, size_t{134217728});
+  const std::vector<uint8_t> bytes(1, 0);
+  Reader r(bytes.data(), bytes.size());
+  r.ReadInt32();  // truncated
+  EXPECT_FALSE(r.Charge(1, 0));
+  EXPECT_EQ(r.error().kind, ErrorKind::kTruncated);
+  DecodeOptions off;
+  off.max_alloc_bytes = SIZE_MAX;
+  Reader unlimited(bytes.data(), bytes.size(), 0, off);
+  EXPECT_TRUE(unlimited.Charge(SIZE_MAX / 2, 0));
+  EXPECT_TRUE(unlimited.Charge(SIZE_MAX / 2, 0));
+  EXPECT_TRUE(unlimited.ok());
 }
 
 }  // namespace

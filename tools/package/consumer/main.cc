@@ -7,7 +7,9 @@
 //      snappy, lz4, zstd: every compression library the static kwire links), encodes the
 //      frame, decodes it (which validates every batch: CRC-32C, decompression) and reads
 //      the records back;
-//   4. corrupts one byte of a batch and expects kCrcMismatch in that batch.
+//   4. corrupts one byte of a batch and expects kCrcMismatch in that batch;
+//   5. caps the allocation budget and expects kAllocationBudget.
+// Step 3 uses the typed calls (AppendResponseFrame / DecodeResponseFrameAs).
 // Prints one line per step; exits 1 on the first mismatch.
 #include <cstdint>
 #include <cstdio>
@@ -126,21 +128,24 @@ int main() {
   partition.high_watermark = 500;
   partition.records = kwire::Records{batches};
   constexpr int16_t kFetch = 1, kVersion = 12;
-  kwire::AnyMessage body(*kwire::FindApi(kFetch)->response);
-  *body.get<kwire::FetchResponse>() = fetch;
   kwire::ResponseHeader response_header;
   response_header.correlation_id = 7;
-  auto encoded = kwire::EncodeResponseFrame(response_header, kFetch, kVersion, body);
-  EXPECT(encoded.ok());
+  // Typed: the message is encoded where it is (no AnyMessage, no copy).
+  kwire::Writer writer;
+  EXPECT(kwire::AppendResponseFrame(response_header, kVersion, fetch, &writer).ok());
+  const std::vector<uint8_t> encoded(writer.bytes().begin(), writer.bytes().end());
 
-  auto decoded = kwire::DecodeResponseFrame(*encoded, kFetch, kVersion);
+  // Typed decode, straight into a FetchResponse; and the run-time-typed one agrees.
+  auto decoded = kwire::DecodeResponseFrameAs<kwire::FetchResponse>(encoded, kVersion);
   if (!decoded.ok()) {
     std::fprintf(stderr, "decode failed: %s\n", std::string(decoded.status().message()).c_str());
     return 1;
   }
   EXPECT(decoded->header.correlation_id == 7);
-  const auto* got = decoded->body.get<kwire::FetchResponse>();
-  EXPECT(got != nullptr && *got == fetch);
+  const kwire::FetchResponse* got = &decoded->body;
+  EXPECT(*got == fetch);
+  auto erased = kwire::DecodeResponseFrame(encoded, kFetch, kVersion);
+  EXPECT(erased.ok() && *erased->body.get<kwire::FetchResponse>() == fetch);
   const auto& got_records = got->responses[0].partitions[0].records;
   EXPECT(got_records.has_value());
   kwire::BatchIterator it = kwire::Batches(*got_records);
@@ -161,10 +166,10 @@ int main() {
   EXPECT(it.state() == kwire::BatchIterator::kEnd);
   EXPECT(batch_index == std::size(kCodecs));
   std::printf("Fetch v12 response: %zu bytes, %zu batches (none, gzip, snappy, lz4, zstd)\n",
-              encoded->size(), batch_index);
+              encoded.size(), batch_index);
 
   // ---- 4. One flipped byte in the last batch's records: a CRC mismatch in batch 4.
-  std::vector<uint8_t> corrupt = *encoded;
+  std::vector<uint8_t> corrupt = encoded;
   corrupt[corrupt.size() - 8] ^= 0x01;
   auto bad = kwire::DecodeResponseFrame(corrupt, kFetch, kVersion);
   const std::optional<kwire::Error> crc = kwire::ErrorFromStatus(bad.status());
@@ -172,6 +177,24 @@ int main() {
   EXPECT(crc->kind == kwire::ErrorKind::kCrcMismatch);
   EXPECT(crc->path == "FetchResponse.Responses[0].Partitions[0].Records.Batch[4]");
   std::printf("corrupted batch: %s\n", crc->ToString().c_str());
+
+  // ---- 5. The allocation budget: DescribeDelegationToken v3 with 100,000 owners of
+  // empty strings (3 bytes each on the wire, ~100 bytes each in memory) under a 1 MiB
+  // budget fails before allocating, at the Owners count (byte 15).
+  std::vector<uint8_t> many = FromHex("000000000029000300000000000000");
+  many.insert(many.end(), {0xa1, 0x8d, 0x06});  // uvarint 100,001: 100,000 owners
+  for (int i = 0; i < 100000; ++i) many.insert(many.end(), {0x01, 0x01, 0x00});
+  many.push_back(0x00);
+  const uint32_t size = static_cast<uint32_t>(many.size() - 4);
+  for (int i = 0; i < 4; ++i) many[i] = static_cast<uint8_t>(size >> (24 - 8 * i));
+  kwire::FrameOptions budget;
+  budget.decode.max_alloc_bytes = 1 << 20;
+  auto over = kwire::DecodeRequestFrame(many, budget);
+  const std::optional<kwire::Error> spent = kwire::ErrorFromStatus(over.status());
+  EXPECT(spent.has_value() && spent->kind == kwire::ErrorKind::kAllocationBudget);
+  EXPECT(spent->offset == 15 && spent->path == "DescribeDelegationTokenRequest.Owners");
+  EXPECT(kwire::DecodeRequestFrame(many).ok());  // the default budget (128 MiB) holds it
+  std::printf("allocation budget: %s\n", spent->ToString().c_str());
   std::printf("kwire_consumer: all checks passed\n");
   return 0;
 }
