@@ -22,6 +22,8 @@
 #include "codec/records/records_test_util.h"
 #include "codec/wire/heap_test_util.h"
 
+KWIRE_COUNT_GLOBAL_NEW()
+
 namespace kwire {
 namespace {
 

@@ -26,6 +26,8 @@
 // Library-internal malloc (zlib/zstd state) is bounded separately (zstd window limit)
 // and by peak RSS.
 
+KWIRE_COUNT_GLOBAL_NEW()
+
 namespace kwire {
 namespace {
 

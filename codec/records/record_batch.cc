@@ -451,19 +451,20 @@ std::atomic<bool> g_record_fast_path{true};
 KWIRE_RECORDS_NOINLINE void ReadRecordsFast(const uint8_t** p, const uint8_t* end,
                                             const uint8_t* origin, size_t origin_at,
                                             const BatchBase& base, size_t count,
-                                            std::vector<Record>* slots, size_t* live) {
+                                            std::vector<Record>* slots, size_t* live,
+                                            Record* scratch) {
   const BatchBase b = base;
   const uint8_t* q = *p;
   size_t n = *live;
   Record* data = slots->data();
   size_t allocated = slots->size();
   for (; n < count; ++n) {
-    if (KWIRE_UNLIKELY(n == allocated)) {
+    if (KWIRE_UNLIKELY(n == allocated) && scratch == nullptr) {
       GrowSlots(slots);  // within the reserve: `data` stays valid
       allocated = slots->size();
     }
-    const uint8_t* next =
-        ReadRecordFast(q, end, origin_at + static_cast<size_t>(q - origin), b, &data[n]);
+    Record* const rec = scratch != nullptr ? scratch : &data[n];
+    const uint8_t* next = ReadRecordFast(q, end, origin_at + static_cast<size_t>(q - origin), b, rec);
     if (KWIRE_UNLIKELY(next == nullptr)) break;
     q = next;
   }
@@ -472,11 +473,15 @@ KWIRE_RECORDS_NOINLINE void ReadRecordsFast(const uint8_t** p, const uint8_t* en
 }
 
 void ReadRecords(Reader& r, const BatchHeader& h, const PathNode* batch,
-                 std::vector<Record>* slots, size_t* size, std::vector<RecordLayout>* layout) {
+                 std::vector<Record>* slots, size_t* size, std::vector<RecordLayout>* layout,
+                 bool keep) {
   const int32_t count = h.records_count;
   // count ≤ bytes / kMinRecordSize (checked). Every slot the loops use is within this
-  // reserve, so growing never moves the vector.
-  slots->reserve(*size + static_cast<size_t>(count));
+  // reserve, so growing never moves the vector. Not keeping them, every record is read
+  // into one slot, `scratch`.
+  slots->reserve(*size + (keep ? static_cast<size_t>(count) : 1));
+  if (!keep && slots->size() == *size) GrowSlots(slots);
+  Record* const scratch = keep ? nullptr : &(*slots)[*size];
   RecordPaths paths(batch);
   r.set_path(&paths.record);
   const size_t first = *size;  // records of this batch are slots [first, first + count)
@@ -495,7 +500,7 @@ void ReadRecords(Reader& r, const BatchHeader& h, const PathNode* batch,
   const uint8_t* synced = origin;  // where the reader is
   while (live < last) {
     if (fast) {
-      ReadRecordsFast(&p, end, origin, origin_at, base, last, slots, &live);
+      ReadRecordsFast(&p, end, origin, origin_at, base, last, slots, &live, scratch);
       if (live == last) break;
     }
     // The reference path for record live − first, from `p`.
@@ -507,10 +512,10 @@ void ReadRecords(Reader& r, const BatchHeader& h, const PathNode* batch,
              absl::StrFormat("records count %d but only %d records present", count, j));
       break;
     }
-    if (live == slots->size()) GrowSlots(slots);
+    if (scratch == nullptr && live == slots->size()) GrowSlots(slots);
     RecordLayout* lay = nullptr;
     if (KWIRE_UNLIKELY(layout != nullptr)) lay = &layout->emplace_back();
-    ReadRecord(r, h, paths, &(*slots)[live], lay);
+    ReadRecord(r, h, paths, scratch != nullptr ? scratch : &(*slots)[live], lay);
     if (KWIRE_UNLIKELY(!r.ok())) {
       if (lay != nullptr) layout->pop_back();
       break;
@@ -519,7 +524,7 @@ void ReadRecords(Reader& r, const BatchHeader& h, const PathNode* batch,
     p = synced = r.Unread().data();  // (ReadRecord restored the batch's limit)
   }
   if (r.ok()) r.Skip(static_cast<size_t>(p - synced));
-  *size = live;
+  *size = keep ? live : first;
   r.set_path(batch);
   if (r.ok() && !r.AtEnd()) {
     r.Fail(ErrorKind::kCorruptRecords,
@@ -669,17 +674,25 @@ absl::StatusOr<RecordSet> BatchView::records(const RecordsOptions& options) cons
 }
 
 Error BatchView::DecodeRecords(const RecordsOptions& options, RecordSet* out) const {
+  return Read(options, out, /*keep=*/true);
+}
+
+Error BatchView::CheckRecords(const RecordsOptions& options, RecordSet* scratch) const {
+  return Read(options, scratch, /*keep=*/false);
+}
+
+Error BatchView::Read(const RecordsOptions& options, RecordSet* out, bool keep) const {
   out->buffer_.clear();
   out->size_ = 0;  // the Record objects stay, to be overwritten
   if (bytes_.empty()) {
     return MakeError(ErrorKind::kInvalidValue, 0, nullptr, "empty BatchView");
   }
-  Error e = magic() == 2 ? DecodeV2(options, out) : DecodeLegacy(options, out);
+  Error e = magic() == 2 ? DecodeV2(options, out, keep) : DecodeLegacy(options, out, keep);
   if (!e.ok()) out->size_ = 0;
   return e;
 }
 
-Error BatchView::DecodeV2(const RecordsOptions& options, RecordSet* out) const {
+Error BatchView::DecodeV2(const RecordsOptions& options, RecordSet* out, bool keep) const {
   PathNode batch{parent_, "Batch", static_cast<int64_t>(index_)};
   const Compression codec = compression();
   if (static_cast<int>(codec) > static_cast<int>(Compression::kZstd)) {
@@ -739,14 +752,14 @@ Error BatchView::DecodeV2(const RecordsOptions& options, RecordSet* out) const {
   Reader r(data, data_offset, options.decode);
   r.set_path(&batch);
   if (options.layout != nullptr) options.layout->clear();
-  ReadRecords(r, header_, &batch, &out->slots_, &out->size_, options.layout);
+  ReadRecords(r, header_, &batch, &out->slots_, &out->size_, options.layout, keep);
   if (r.ok()) return {};
   if (codec == Compression::kNone) return Inconsistent(r.error());
   return InDecompressed(r.error(), payload_offset_, codec, "batch at baseOffset",
                         header_.base_offset);
 }
 
-Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) const {
+Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out, bool keep) const {
   PathNode batch{parent_, "Batch", static_cast<int64_t>(index_)};
   const Compression codec = compression();
   if (codec == Compression::kNone) {
@@ -761,6 +774,7 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
     rec.timestamp = header_.base_timestamp;
     rec.wire_offset = offset_;
     rec.wire_size = bytes_.size();
+    if (!keep) out->size_ = 0;
     return {};
   }
   if (codec == Compression::kZstd) {
@@ -791,6 +805,8 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
   Reader r(data, 0, options.decode);
   r.set_path(&batch);
   const bool enforce_crc = options.enforce_crc && RecordsCrcEnforcementEnabled();
+  // Not keeping them (CheckRecords), every inner message is read into slot 0.
+  size_t messages = 0;
   for (int64_t j = 0; r.ok() && !r.AtEnd(); ++j) {
     PathNode msg{&batch, "Message", j};
     r.set_path(&msg);
@@ -849,16 +865,16 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
       }
     }
     r.PopLimit(token);
-    if (r.ok() && out->size_ == options.max_records) {
+    if (r.ok() && messages == options.max_records) {
       r.Fail(ErrorKind::kCountTooLarge, at,
              absl::StrFormat("more than RecordsOptions::max_records (%d) inner messages",
                              options.max_records));
     }
-    if (r.ok() && !RecordsFitBudget(out->size_ + 1, options)) {
+    if (r.ok() && !RecordsFitBudget(messages + 1, options)) {
       r.Fail(ErrorKind::kAllocationBudget, at,
              absl::StrFormat("inner message %d: its Record objects pass half the allocation "
                              "budget left, %d bytes (DecodeOptions::max_alloc_bytes)",
-                             out->size_, options.max_alloc_bytes));
+                             messages, options.max_alloc_bytes));
     }
     if (!r.ok()) break;
     Record& rec = *NextClearSlot(&out->slots_, &out->size_);
@@ -870,16 +886,18 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out) con
                                                                  : b.timestamp;
     rec.wire_offset = at;
     rec.wire_size = r.offset() - at;
+    ++messages;
+    if (!keep) out->size_ = 0;
   }
   r.set_path(&batch);
-  if (r.ok() && out->size_ == 0) {
+  if (r.ok() && messages == 0) {
     r.Fail(ErrorKind::kCorruptRecords, "compressed wrapper holds no messages");
   }
   if (!r.ok()) {
     return InDecompressed(r.error(), payload_offset_, codec, "message at offset",
                           header_.base_offset);
   }
-  if (magic() == 1) {
+  if (magic() == 1 && keep) {
     // KIP-31: inner offsets are relative; the wrapper carries the last absolute offset.
     const int64_t base = WrapSub(header_.base_offset, out->slots_[out->size_ - 1].offset);
     for (size_t j = 0; j < out->size_; ++j) {

@@ -319,13 +319,21 @@ class BatchView {
   /// Legacy wrappers: one level of compression, inner magic equal to the wrapper's,
   /// inner CRCs (when enforced), at least one inner message.
   Error DecodeRecords(const RecordsOptions& options, RecordSet* out) const;
+  /// Reads and checks every record exactly as DecodeRecords does — same checks, same
+  /// errors at the same offsets, same caps and budget — but keeps none: each record is
+  /// read into one reused Record of `scratch`, which also holds the decompressed payload,
+  /// and is empty afterwards. Memory: one Record (and its headers) plus the decompressed
+  /// bytes, whatever the records count. For validation (codec/records/validate.h).
+  Error CheckRecords(const RecordsOptions& options, RecordSet* scratch) const;
   /// DecodeRecords as a StatusOr (Error::ToStatus on failure).
   absl::StatusOr<RecordSet> records(const RecordsOptions& options = {}) const;
 
  private:
   friend class BatchIterator;
-  Error DecodeV2(const RecordsOptions& options, RecordSet* out) const;
-  Error DecodeLegacy(const RecordsOptions& options, RecordSet* out) const;
+  // DecodeRecords (keep) and CheckRecords (not keep).
+  Error Read(const RecordsOptions& options, RecordSet* out, bool keep) const;
+  Error DecodeV2(const RecordsOptions& options, RecordSet* out, bool keep) const;
+  Error DecodeLegacy(const RecordsOptions& options, RecordSet* out, bool keep) const;
 
   BatchHeader header_;
   std::span<const uint8_t> bytes_;

@@ -5,6 +5,7 @@
 
 #include <zlib.h>
 
+#include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <limits>
@@ -16,6 +17,7 @@
 #include "codec/records/crc32c.h"
 #include "codec/records/explain.h"
 #include "codec/records/records_test_util.h"
+#include "codec/wire/heap_test_util.h"
 #include "codec/wire/test_util.h"
 #include "gtest/gtest.h"
 
@@ -1248,6 +1250,26 @@ Decoded DecodeWith(bool fast, std::span<const uint8_t> field, const RecordsOptio
   return d;
 }
 
+// CheckRecords of `field` (one batch) with the fast path on or off; the scratch set is
+// reused across two batches' worth of calls and must be empty after each.
+Error CheckWith(bool fast, std::span<const uint8_t> field, const RecordsOptions& o) {
+  SetRecordFastPathForTesting(fast);
+  Error e;
+  BatchIterator it(field, o);
+  BatchView v;
+  RecordSet scratch;
+  if (!it.Next(&v)) {
+    e = it.error();
+  } else {
+    e = v.CheckRecords(o, &scratch);
+    EXPECT_TRUE(scratch.empty());
+    EXPECT_EQ(v.CheckRecords(o, &scratch), e);  // reused: the same verdict
+    EXPECT_TRUE(scratch.empty());
+  }
+  SetRecordFastPathForTesting(true);
+  return e;
+}
+
 void ExpectSameDecode(const Decoded& fast, const Decoded& ref, const std::string& what) {
   EXPECT_EQ(fast.error.kind, ref.error.kind) << what;
   EXPECT_EQ(fast.error.offset, ref.error.offset) << what;
@@ -1307,6 +1329,12 @@ TEST(RecordFastPath, AgreesWithTheReferencePathOnEverySequence) {
                 base, quirks);
             const Decoded fast = DecodeWith(true, batch, o);
             ExpectSameDecode(fast, DecodeWith(false, batch, o), what);
+            // CheckRecords (validation) fails exactly as DecodeRecords, on either path,
+            // and keeps no record.
+            for (bool fast_path : {true, false}) {
+              const Error checked = CheckWith(fast_path, batch, o);
+              EXPECT_EQ(checked, fast.error) << what << (fast_path ? " fast" : " reference");
+            }
             (fast.error.ok() ? decoded_ok : failed)++;
           }
         }
@@ -1427,6 +1455,73 @@ TEST(RecordBatchHostile, HeaderKeysAreUtf8) {
   const auto gz = EncodeRecordBatch(Header(Compression::kGzip), recs);
   EXPECT_FALSE(gz.ok());
   EXPECT_TRUE(EncodeRecordBatch(Header(Compression::kGzip), recs, keep).ok());
+}
+
+}  // namespace
+}  // namespace kwire
+
+namespace kwire {
+namespace {
+
+using heap_testing::PeakAllocated;
+
+// CheckRecords keeps no record: its memory is one Record (and its headers), whatever the
+// records count; DecodeRecords holds every Record. (Counted by compression_test.cc's
+// KWIRE_COUNT_GLOBAL_NEW in this program.)
+TEST(CheckRecords, KeepsOneRecordWhateverTheCount) {
+  constexpr int kRecords = 100'000;
+  std::vector<Record> recs;
+  recs.reserve(kRecords);
+  const std::vector<RecordHeader> headers = {{"h1", "v"}, {"h2", std::nullopt}};
+  for (int i = 0; i < kRecords; ++i) recs.push_back(records_testing::Rec("k", "v", i, 0, headers));
+  const std::vector<uint8_t> batch = records_testing::Encode(records_testing::Header(), recs);
+  BatchIterator it(batch);
+  BatchView v;
+  ASSERT_TRUE(it.Next(&v));
+  RecordSet set;
+  Error decoded;
+  const size_t decode_peak = PeakAllocated([&] { decoded = v.DecodeRecords({}, &set); });
+  ASSERT_TRUE(decoded.ok()) << decoded.ToString();
+  ASSERT_EQ(set.size(), static_cast<size_t>(kRecords));
+  EXPECT_GE(decode_peak, kRecords * sizeof(Record));
+  RecordSet scratch;
+  Error checked;
+  const size_t check_peak = PeakAllocated([&] { checked = v.CheckRecords({}, &scratch); });
+  EXPECT_TRUE(checked.ok()) << checked.ToString();
+  EXPECT_TRUE(scratch.empty());
+  EXPECT_LE(check_peak, sizeof(Record) + 4 * sizeof(RecordHeader));
+  std::printf("[ measured ] %d records with 2 headers: DecodeRecords peak %zu bytes, "
+              "CheckRecords peak %zu bytes\n",
+              kRecords, decode_peak, check_peak);
+}
+
+// The inner messages of a legacy compressed wrapper, likewise: one slot, whatever their
+// number (the decompressed payload aside).
+TEST(CheckRecords, LegacyWrapperInnerMessagesUseOneSlot) {
+  std::vector<uint8_t> inner;
+  for (int i = 0; i < 3000; ++i) {
+    const std::vector<uint8_t> m = records_testing::LegacyText(1, i, 1700000000000, std::nullopt, "x");
+    inner.insert(inner.end(), m.begin(), m.end());
+  }
+  std::vector<uint8_t> gz;
+  ASSERT_TRUE(Compress(Compression::kGzip, inner, &gz).ok());
+  const std::vector<uint8_t> wrapper = records_testing::Legacy(
+      1, 2999, static_cast<int8_t>(Compression::kGzip), 1700000000000, std::nullopt,
+      std::span<const uint8_t>(gz));
+  BatchIterator it(wrapper);
+  BatchView v;
+  ASSERT_TRUE(it.Next(&v));
+  RecordSet set;
+  ASSERT_TRUE(v.DecodeRecords({}, &set).ok());
+  EXPECT_EQ(set.size(), 3000u);
+  EXPECT_EQ(set[2999].offset, 2999);  // KIP-31 relative offsets resolved
+  RecordSet scratch;
+  Error checked;
+  const size_t peak = PeakAllocated([&] { checked = v.CheckRecords({}, &scratch); });
+  EXPECT_TRUE(checked.ok()) << checked.ToString();
+  EXPECT_TRUE(scratch.empty());
+  EXPECT_LE(peak, 2 * inner.size() + sizeof(Record) + (16 << 10));  // the payload buffer
+  EXPECT_LT(peak, 3000 * sizeof(Record));
 }
 
 }  // namespace

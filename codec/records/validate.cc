@@ -75,10 +75,10 @@ Error ValidateRecordsField(std::span<const uint8_t> bytes, size_t offset, const 
   }
   BatchIterator it(bytes, options, offset, path);
   BatchView batch;
-  RecordSet records;  // reused across the field's batches
+  RecordSet scratch;  // one record and a decompressed payload, reused across the batches
   while (it.Next(&batch)) {
     if (Error e = CheckBatchAllowed(batch, path, policy, version); !e.ok()) return e;
-    if (Error e = batch.DecodeRecords(options, &records); !e.ok()) return e;
+    if (Error e = batch.CheckRecords(options, &scratch); !e.ok()) return e;
   }
   if (it.state() == BatchIterator::kError) return it.error();
   return CheckFieldEnd(it, offset + bytes.size(), path, policy, version);

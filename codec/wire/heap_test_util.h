@@ -1,8 +1,10 @@
 // Test helper: counts the heap a test program allocates through operator new, so tests
 // can measure the peak a call reaches (decompression bombs, the allocation budget).
 //
-// Replaces the global operator new/delete: include it in exactly one source file of a
-// test program. Library-internal malloc (zlib/zstd state) is not counted.
+// KWIRE_COUNT_GLOBAL_NEW() replaces the global operator new/delete with counting ones:
+// write it in exactly one source file of a test program (at namespace scope); any file of
+// that program may then use PeakHeap / PeakAllocated. Library-internal malloc (zlib/zstd
+// state) is not counted.
 #ifndef KWIRE_CODEC_WIRE_HEAP_TEST_UTIL_H_
 #define KWIRE_CODEC_WIRE_HEAP_TEST_UTIL_H_
 
@@ -55,11 +57,12 @@ size_t PeakAllocated(F&& f) {
 
 }  // namespace kwire::heap_testing
 
-void* operator new(size_t n) { return kwire::heap_testing::CountedNew(n); }
-void* operator new[](size_t n) { return kwire::heap_testing::CountedNew(n); }
-void operator delete(void* p) noexcept { kwire::heap_testing::CountedDelete(p); }
-void operator delete[](void* p) noexcept { kwire::heap_testing::CountedDelete(p); }
-void operator delete(void* p, size_t) noexcept { kwire::heap_testing::CountedDelete(p); }
-void operator delete[](void* p, size_t) noexcept { kwire::heap_testing::CountedDelete(p); }
+#define KWIRE_COUNT_GLOBAL_NEW()                                                          \
+  void* operator new(size_t n) { return kwire::heap_testing::CountedNew(n); }              \
+  void* operator new[](size_t n) { return kwire::heap_testing::CountedNew(n); }            \
+  void operator delete(void* p) noexcept { kwire::heap_testing::CountedDelete(p); }        \
+  void operator delete[](void* p) noexcept { kwire::heap_testing::CountedDelete(p); }      \
+  void operator delete(void* p, size_t) noexcept { kwire::heap_testing::CountedDelete(p); } \
+  void operator delete[](void* p, size_t) noexcept { kwire::heap_testing::CountedDelete(p); }
 
 #endif  // KWIRE_CODEC_WIRE_HEAP_TEST_UTIL_H_
