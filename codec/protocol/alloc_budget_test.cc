@@ -309,16 +309,7 @@ TEST(AllocationBudget, ManyRecordsAreValidatedWithinTheBudgetLeft) {
 // Legacy message sets (Produce v2): a gzip wrapper's inner messages are Record objects
 // too, counted against the budget as they are read.
 TEST(AllocationBudget, InnerMessagesOfALegacyWrapperAreWithinTheBudget) {
-  std::vector<uint8_t> inner;
-  for (int i = 0; i < 3000; ++i) {
-    const std::vector<uint8_t> m = records_testing::LegacyText(1, i, 1700000000000, std::nullopt, "");
-    inner.insert(inner.end(), m.begin(), m.end());
-  }
-  std::vector<uint8_t> gz;
-  ASSERT_TRUE(Compress(Compression::kGzip, inner, &gz).ok());
-  const std::vector<uint8_t> wrapper = records_testing::Legacy(
-      1, 2999, static_cast<int8_t>(Compression::kGzip), 1700000000000, std::nullopt,
-      std::span<const uint8_t>(gz));
+  const std::vector<uint8_t> wrapper = records_testing::GzipWrapper(3000, "");
   ProduceRequest req;
   req.acks = 1;
   req.timeout_ms = 1000;

@@ -1498,16 +1498,8 @@ TEST(CheckRecords, KeepsOneRecordWhateverTheCount) {
 // The inner messages of a legacy compressed wrapper, likewise: one slot, whatever their
 // number (the decompressed payload aside).
 TEST(CheckRecords, LegacyWrapperInnerMessagesUseOneSlot) {
-  std::vector<uint8_t> inner;
-  for (int i = 0; i < 3000; ++i) {
-    const std::vector<uint8_t> m = records_testing::LegacyText(1, i, 1700000000000, std::nullopt, "x");
-    inner.insert(inner.end(), m.begin(), m.end());
-  }
-  std::vector<uint8_t> gz;
-  ASSERT_TRUE(Compress(Compression::kGzip, inner, &gz).ok());
-  const std::vector<uint8_t> wrapper = records_testing::Legacy(
-      1, 2999, static_cast<int8_t>(Compression::kGzip), 1700000000000, std::nullopt,
-      std::span<const uint8_t>(gz));
+  size_t inner_size = 0;
+  const std::vector<uint8_t> wrapper = records_testing::GzipWrapper(3000, "x", &inner_size);
   BatchIterator it(wrapper);
   BatchView v;
   ASSERT_TRUE(it.Next(&v));
@@ -1520,7 +1512,7 @@ TEST(CheckRecords, LegacyWrapperInnerMessagesUseOneSlot) {
   const size_t peak = PeakAllocated([&] { checked = v.CheckRecords({}, &scratch); });
   EXPECT_TRUE(checked.ok()) << checked.ToString();
   EXPECT_TRUE(scratch.empty());
-  EXPECT_LE(peak, 2 * inner.size() + sizeof(Record) + (16 << 10));  // the payload buffer
+  EXPECT_LE(peak, 2 * inner_size + sizeof(Record) + (16 << 10));  // the payload buffer
   EXPECT_LT(peak, 3000 * sizeof(Record));
 }
 

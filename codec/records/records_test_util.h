@@ -97,6 +97,23 @@ inline std::vector<uint8_t> LegacyText(int8_t magic, int64_t offset, int64_t tim
                                          value.size()));
 }
 
+// A magic-1 gzip wrapper of `messages` inner messages (relative offsets 0..n-1, null
+// keys, value `value`), the wrapper at offset n-1 (KIP-31). `inner_size` (optional)
+// receives the uncompressed inner message set's size.
+inline std::vector<uint8_t> GzipWrapper(int messages, std::string_view value,
+                                        size_t* inner_size = nullptr) {
+  std::vector<uint8_t> inner;
+  for (int i = 0; i < messages; ++i) {
+    const std::vector<uint8_t> m = LegacyText(1, i, 1700000000000, std::nullopt, value);
+    inner.insert(inner.end(), m.begin(), m.end());
+  }
+  if (inner_size != nullptr) *inner_size = inner.size();
+  std::vector<uint8_t> gz;
+  EXPECT_TRUE(Compress(Compression::kGzip, inner, &gz).ok());
+  return Legacy(1, messages - 1, static_cast<int8_t>(Compression::kGzip), 1700000000000,
+                std::nullopt, std::span<const uint8_t>(gz));
+}
+
 // ---- Helpers over the API under test.
 
 inline Record Rec(std::optional<std::string_view> key, std::optional<std::string_view> value,
