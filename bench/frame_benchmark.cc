@@ -431,7 +431,8 @@ int DumpFrames(const std::string& dir) {
     std::fprintf(stderr, "frame_benchmark: cannot write %s/frames.tsv\n", dir.c_str());
     return 1;
   }
-  for (const Frame& f : PeerFrames()) {
+  const std::vector<Frame> frames = PeerFrames();
+  for (const Frame& f : frames) {
     if (const std::string e = Check(f); !e.empty()) {
       std::fprintf(stderr, "frame_benchmark: %s: %s\n", f.name.c_str(), e.c_str());
       return 1;
@@ -452,7 +453,13 @@ int DumpFrames(const std::string& dir) {
     std::printf("%s\t%zu bytes\t%s/%s\n", f.name.c_str(), f.bytes.size(), dir.c_str(),
                 file.c_str());
   }
-  return index ? 0 : 1;
+  index.close();
+  if (!index) {
+    std::fprintf(stderr, "frame_benchmark: cannot write %s/frames.tsv\n", dir.c_str());
+    return 1;
+  }
+  std::printf("frame_benchmark: %zu peer frames in %s\n", frames.size(), dir.c_str());
+  return 0;
 }
 
 }  // namespace
