@@ -5,9 +5,12 @@ and GOMAXPROCS: sarama-p<1|2>-<round>.jsonl) on the frames of OUT/frames/frames.
 
 Usage: bench/peers/peer_table.py OUT_DIR
 
-Every figure is the median over the rounds of wall time per operation (kwire:
-Google Benchmark's real_time; sarama: testing.Benchmark's ns/op). Ratio = sarama time /
-kwire time: > 1 means kwire is faster. Spread = (max - min) / median over the rounds.
+Every figure is the median over the rounds of the time per operation: wall time
+(kwire: Google Benchmark's real_time; sarama: testing.Benchmark's ns/op), then CPU time
+(kwire: cpu_time, its one thread; sarama: getrusage of the whole process, garbage
+collector included), which other processes on the cores disturb less. Ratio = sarama
+time / kwire time: > 1 means kwire is faster. Spread = (max - min) / median over the
+rounds.
 """
 
 import glob
@@ -29,8 +32,8 @@ def load_frames(out):
     return frames
 
 
-def load_kwire(out):
-    """{benchmark name: [ns per round]}"""
+def load_kwire(out, field):
+    """{benchmark name: [ns per round]} of `field` (real_time or cpu_time)"""
     times = {}
     for path in sorted(glob.glob(os.path.join(out, "kwire-*.json"))):
         with open(path) as f:
@@ -40,13 +43,14 @@ def load_kwire(out):
                 sys.exit("peer_table: %s: %s" % (b["name"], b.get("error_message")))
             if b.get("run_type", "iteration") != "iteration":
                 continue
-            ns = b["real_time"] * UNIT_NS[b.get("time_unit", "ns")]
+            ns = b[field] * UNIT_NS[b.get("time_unit", "ns")]
             times.setdefault(b["name"], []).append(ns)
     return times
 
 
-def load_sarama(out):
-    """{(frame, op, gomaxprocs): {"ns": [median per round], "allocs": n}}"""
+def load_sarama(out, field):
+    """{(frame, op, gomaxprocs): {"ns": [median per round], "allocs": n}} of `field`
+    (ns: wall time, cpu_ns: CPU time)"""
     res = {}
     for path in sorted(glob.glob(os.path.join(out, "sarama-p*-*.jsonl"))):
         with open(path) as f:
@@ -55,7 +59,8 @@ def load_sarama(out):
                 e = res.setdefault((r["frame"], r["op"], r["gomaxprocs"]),
                                    {"ns": [], "allocs": r["allocs"],
                                     "alloc_bytes": r["alloc_bytes"]})
-                e["ns"].append(statistics.median(r["ns"]))
+                if r.get(field):
+                    e["ns"].append(statistics.median(r[field]))
     return res
 
 
@@ -75,13 +80,8 @@ def ratio(a, b):
     return "–" if a is None or b is None else "%.2f" % (a / b)
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    out = sys.argv[1]
-    frames = load_frames(out)
-    kw = load_kwire(out)
-    sa = load_sarama(out)
+def table(frames, kw, sa, what):
+    """Prints one table and its notes; returns the spreads of its figures."""
     spreads = []
 
     def k(op, name):
@@ -92,14 +92,14 @@ def main():
 
     def s(name, op, procs):
         e = sa.get((name, op, procs))
-        if e is None:
+        if e is None or not e["ns"]:
             return None
         spreads.append(spread(e["ns"]))
         return med(e["ns"])
 
     rounds = max([len(v) for v in kw.values()] + [0])
-    print("µs per frame (wall time), medians of %d rounds; × = sarama time / kwire time "
-          "(> 1: kwire faster); P = GOMAXPROCS\n" % rounds)
+    print("µs per frame (%s), medians of %d rounds; × = sarama time / kwire time "
+          "(> 1: kwire faster); P = GOMAXPROCS\n" % (what, rounds))
     print("| frame | bytes | kwire decode | sarama decode P1 | P2 | × P1 | × P2 "
           "| kwire encode | sarama encode P1 | P2 | × P1 | × P2 |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -121,8 +121,8 @@ def main():
         line += "; encode appended to a reused Writer %s µs; memcpy %s µs" % (us(ka), us(km))
         if sd1 is not None:
             d = sa[(n, "decode", 1)]
-            line += "; sarama: %d allocations (%s bytes) per decode, copy %s µs" % (
-                d["allocs"], format(d["alloc_bytes"], ","), us(s(n, "copy", 1)))
+            line += "; sarama: %s allocations (%s bytes) per decode, copy %s µs" % (
+                format(d["allocs"], ","), format(d["alloc_bytes"], ","), us(s(n, "copy", 1)))
             c1, c2 = s(n, "encode_cached", 1), s(n, "encode_cached", 2)
             if c1 is not None:
                 line += ", encode with its records' bytes cached (repeated encode of one " \
@@ -134,10 +134,20 @@ def main():
     print()
     for line in notes:
         print("- " + line)
-    if spreads:
-        print("\nspread over the rounds ((max - min) / median): median %.0f%%, max %.0f%%"
-              % (100 * statistics.median(spreads), 100 * max(spreads)))
+    return spreads
 
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out = sys.argv[1]
+    frames = load_frames(out)
+    for field_k, field_s, what in (("real_time", "ns", "wall time"),
+                                   ("cpu_time", "cpu_ns", "CPU time")):
+        spreads = table(frames, load_kwire(out, field_k), load_sarama(out, field_s), what)
+        if spreads:
+            print("\nspread over the rounds ((max - min) / median): median %.0f%%, max %.0f%%\n"
+                  % (100 * statistics.median(spreads), 100 * max(spreads)))
 
 if __name__ == "__main__":
     main()

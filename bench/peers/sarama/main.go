@@ -10,8 +10,10 @@
 //	sarama_peer -frames DIR [-count N] [-benchtime D] [-filter RE]
 //
 // Timing: testing.Benchmark (wall time per operation, the loop grown until it lasts
-// -benchtime; a GC before each run), -count times per operation; one JSON object per
-// line: {"frame","op","gomaxprocs","bytes","ns":[...],"allocs","alloc_bytes","n"}. ops:
+// -benchtime; a GC before each run), -count times per operation, plus the process's CPU
+// time (getrusage: every thread, the garbage collector's too) over the same final loop;
+// one JSON object per line: {"frame","op","gomaxprocs","bytes","ns":[...],
+// "cpu_ns":[...],"allocs","alloc_bytes","n"}. ops:
 // decode (size prefix + header + body from the frame in memory), encode (the decoded
 // frame to a new buffer; for record batches sarama serialises the records again, as the
 // first encode of a decoded message does), encode_cached (Fetch only: repeated encodes
@@ -32,6 +34,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/Shopify/sarama"
@@ -182,7 +185,8 @@ type result struct {
 	Op         string    `json:"op"`
 	GoMaxProcs int       `json:"gomaxprocs"`
 	Bytes      int       `json:"bytes"`
-	Ns         []float64 `json:"ns"`
+	Ns         []float64 `json:"ns"`     // wall time per op (testing.Benchmark)
+	CPUNs      []float64 `json:"cpu_ns"` // CPU time per op, all threads (GC workers included)
 	Allocs     int64     `json:"allocs"`
 	AllocBytes int64     `json:"alloc_bytes"`
 	N          int       `json:"n"`
@@ -190,11 +194,32 @@ type result struct {
 
 var sink interface{}
 
+// processCPU is the CPU time of the whole process (every thread: the benchmark's and the
+// garbage collector's), in nanoseconds.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
 func bench(f *frame, op string, count int, body func(b *testing.B)) result {
 	r := result{Frame: f.name, Op: op, GoMaxProcs: runtime.GOMAXPROCS(0), Bytes: len(f.bytes)}
 	for i := 0; i < count; i++ {
-		br := testing.Benchmark(body)
+		// testing.Benchmark calls the function with growing b.N; the last call is the
+		// run its result describes.
+		var cpu int64
+		var cpuN int
+		br := testing.Benchmark(func(b *testing.B) {
+			start := processCPU()
+			body(b)
+			cpu, cpuN = processCPU()-start, b.N
+		})
 		r.Ns = append(r.Ns, float64(br.T.Nanoseconds())/float64(br.N))
+		if cpuN == br.N {
+			r.CPUNs = append(r.CPUNs, float64(cpu)/float64(br.N))
+		}
 		r.Allocs, r.AllocBytes, r.N = br.AllocsPerOp(), br.AllocedBytesPerOp(), br.N
 	}
 	return r
