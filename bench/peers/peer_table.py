@@ -10,7 +10,8 @@ Every figure is the median over the rounds of the time per operation: wall time
 (kwire: cpu_time, its one thread; sarama: getrusage of the whole process, garbage
 collector included), which other processes on the cores disturb less. Ratio = sarama
 time / kwire time: > 1 means kwire is faster. Spread = (max - min) / median over the
-rounds.
+rounds. Last, the ratios of each side's fastest round (minimum over the rounds), which
+other processes on a shared machine move least.
 """
 
 import glob
@@ -142,12 +143,27 @@ def main():
         sys.exit(__doc__)
     out = sys.argv[1]
     frames = load_frames(out)
-    for field_k, field_s, what in (("real_time", "ns", "wall time"),
-                                   ("cpu_time", "cpu_ns", "CPU time")):
+    fields = (("real_time", "ns", "wall time"), ("cpu_time", "cpu_ns", "CPU time"))
+    for field_k, field_s, what in fields:
         spreads = table(frames, load_kwire(out, field_k), load_sarama(out, field_s), what)
         if spreads:
             print("\nspread over the rounds ((max - min) / median): median %.0f%%, max %.0f%%\n"
                   % (100 * statistics.median(spreads), 100 * max(spreads)))
+    print("Ratios of the fastest round of each side (sarama minimum / kwire minimum), the "
+          "reading least moved by other processes:\n")
+    print("| frame | time | decode × P1 | decode × P2 | encode × P1 | encode × P2 |")
+    print("|---|---|---|---|---|---|")
+    for field_k, field_s, what in fields:
+        kw, sa = load_kwire(out, field_k), load_sarama(out, field_s)
+        for f in frames:
+            n = f["name"]
+            cells = []
+            for op, kop in (("decode", "DecodeFrame"), ("encode", "EncodeFrame")):
+                k = kw.get("BM_%s/%s" % (kop, n))
+                for procs in (1, 2):
+                    e = sa.get((n, op, procs))
+                    cells.append(ratio(min(e["ns"]), min(k)) if k and e and e["ns"] else "–")
+            print("| %s | %s | %s |" % (n, what.split()[0], " | ".join(cells)))
 
 if __name__ == "__main__":
     main()

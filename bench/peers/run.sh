@@ -15,8 +15,9 @@ Usage: bench/peers/run.sh [--rounds N] [--min-time S] [--out DIR] [--build-dir D
   network), checks that sarama decodes and re-encodes every frame it supports, then
   runs N rounds (default 7) of: kwire, sarama at GOMAXPROCS=1, sarama at GOMAXPROCS=2
   (the order rotating per round), each timing every operation once for at least S
-  seconds (default 0.2). Prints the table of medians over the rounds and the ratios
-  (sarama time / kwire time: > 1 means kwire is faster).
+  seconds (default 0.2). Prints tables of the medians over the rounds (wall time, CPU
+  time) with the ratios (sarama time / kwire time: > 1 means kwire is faster), then
+  the ratios of each side's fastest round.
   --out DIR        keep frames, JSON results and the Go build in DIR (default: a
                    temporary directory, removed at exit)
   --build-dir DIR  kwire's release build (default: build/release)
