@@ -65,6 +65,7 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out/frames"
 out="$(cd "$out" && pwd)"
+rm -f "$out"/kwire-*.json "$out"/kwire-*.log "$out"/sarama-p*-*.jsonl  # an earlier run's
 
 if [ "$build" = 1 ]; then
   if [ "$build_dir" = "$root/build/release" ]; then
