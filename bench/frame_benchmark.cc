@@ -1,7 +1,11 @@
 // Whole frames: decode and encode of every conformance vector (registered at start-up
 // from conformance/vectors/, so every API and version gets a number) and of a few rich
-// frames (a Metadata response with 1,000 partitions, a Produce request carrying 1 MiB of
-// records, a Fetch response with several partitions of records).
+// frames (Metadata v12 and v5 responses with 1,000 partitions, a Produce request carrying
+// 1 MiB of records, a Fetch v12 response with several partitions of records, a Fetch v4
+// response with 512 small record batches, an OffsetCommit v4 request with 1,000
+// partitions). The two Metadata frames, the Fetch v4 and the OffsetCommit frame are
+// issue 16's peer frames: `frame_benchmark --dump_frames=DIR` writes them to files (and
+// runs no benchmark) for the sarama peer of bench/peers/ (run.sh).
 //
 // Names: BM_DecodeFrame/<Api>/v<N>/<request|response>[/<what>] and the same with
 // BM_EncodeFrame. Decode is DecodeRequestFrame / DecodeResponseFrame on the frame bytes
@@ -21,18 +25,21 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/escaping.h"
 #include "bench/bench_data.h"
 #include "codec/generated/fetch_response.h"
 #include "codec/generated/metadata_response.h"
+#include "codec/generated/offset_commit_request.h"
 #include "codec/generated/produce_request.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
@@ -262,8 +269,10 @@ Frame RequestFrameOf(const std::string& name, int16_t version, const M& body) {
   return f;
 }
 
-// Metadata v12 response: 3 brokers, 10 topics x 100 partitions (replicas and ISR of 3).
-Frame Metadata1000Partitions() {
+// Metadata response: 3 brokers, 10 topics x 100 partitions (replicas and ISR of 3).
+// `version` 12 (flexible, topic ids, leader epochs) or 5 (issue 16's peer frame: what
+// sarama 1.22.1 decodes; fields of later versions stay at their defaults).
+Frame Metadata1000Partitions(int16_t version) {
   MetadataResponse m;
   for (int b = 1; b <= 3; ++b) {
     MetadataResponse::MetadataResponseBroker broker;
@@ -278,19 +287,20 @@ Frame Metadata1000Partitions() {
   for (int t = 0; t < 10; ++t) {
     MetadataResponse::MetadataResponseTopic topic;
     topic.name = "bench.topic." + std::to_string(t);
-    topic.topic_id.bytes[15] = static_cast<uint8_t>(t + 1);
+    if (version >= 10) topic.topic_id.bytes[15] = static_cast<uint8_t>(t + 1);
     for (int p = 0; p < 100; ++p) {
       MetadataResponse::MetadataResponsePartition part;
       part.partition_index = p;
       part.leader_id = 1 + p % 3;
-      part.leader_epoch = 5;
+      if (version >= 7) part.leader_epoch = 5;
       part.replica_nodes = {1 + p % 3, 1 + (p + 1) % 3, 1 + (p + 2) % 3};
       part.isr_nodes = part.replica_nodes;
       topic.partitions.push_back(part);
     }
     m.topics.push_back(topic);
   }
-  return ResponseFrameOf("Metadata/v12/response/1000partitions", 12, m);
+  return ResponseFrameOf("Metadata/v" + std::to_string(version) + "/response/1000partitions",
+                         version, m);
 }
 
 // Produce v9 request: one partition carrying one 1 MiB record batch (~8,450 records).
@@ -308,10 +318,13 @@ Frame Produce1MiB() {
   return RequestFrameOf("Produce/v9/request/1MiB", 9, m);
 }
 
-// Fetch v12 response: 2 topics x 4 partitions, each with 64 KiB of records (4 batches).
-Frame FetchSeveralBatches() {
+// Fetch response: 2 topics x 4 partitions, each with `batches` record batches of about
+// `batch_bytes` (RecordBatches; seeds from `seed`). Fields of later versions than
+// `version` stay at their defaults.
+Frame FetchFrame(const std::string& name, int16_t version, size_t batches, size_t batch_bytes,
+                 uint64_t seed) {
   FetchResponse m;
-  m.session_id = 42;
+  if (version >= 7) m.session_id = 42;
   for (int t = 0; t < 2; ++t) {
     FetchResponse::FetchableTopicResponse topic;
     topic.topic = "bench.topic." + std::to_string(t);
@@ -320,13 +333,61 @@ Frame FetchSeveralBatches() {
       part.partition_index = p;
       part.high_watermark = 1000000 + p;
       part.last_stable_offset = 1000000 + p;
-      part.log_start_offset = 0;
-      part.records = Records{RecordBatches(4, 16 << 10, 2 + static_cast<uint64_t>(t * 4 + p))};
+      if (version >= 5) part.log_start_offset = 0;
+      part.records =
+          Records{RecordBatches(batches, batch_bytes, seed + static_cast<uint64_t>(t * 4 + p))};
       topic.partitions.push_back(part);
     }
     m.responses.push_back(topic);
   }
-  return ResponseFrameOf("Fetch/v12/response/8x64KiB", 12, m);
+  return ResponseFrameOf(name, version, m);
+}
+
+// Fetch v12 response: each partition with 64 KiB of records (4 batches).
+Frame FetchSeveralBatches() {
+  return FetchFrame("Fetch/v12/response/8x64KiB", 12, 4, 16 << 10, 2);
+}
+
+// Fetch v4 response (issue 16's peer frame; the newest Fetch sarama 1.22.1 decodes): each
+// partition with 64 small record batches of 2 records (16-byte key, 100-byte value; about
+// 300 bytes per batch): 512 batches, what a consumer of a low-latency producer (one or
+// two records per batch) fetches.
+Frame FetchManySmallBatches() {
+  return FetchFrame("Fetch/v4/response/512batches", 4, 64, 2 * 124, 100);
+}
+
+// OffsetCommit v4 request (issue 16's peer frame; the newest sarama 1.22.1 encodes): a
+// consumer group member committing 10 topics x 100 partitions, empty metadata.
+Frame OffsetCommit1000Partitions() {
+  OffsetCommitRequest m;
+  m.group_id = "bench-group";
+  m.generation_id_or_member_epoch = 7;
+  m.member_id = "bench-client-6f1c2a9e-3b5d-4c8e-9a07-1d2e3f405162";
+  m.retention_time_ms = -1;
+  for (int t = 0; t < 10; ++t) {
+    OffsetCommitRequest::OffsetCommitRequestTopic topic;
+    topic.name = "bench.topic." + std::to_string(t);
+    for (int p = 0; p < 100; ++p) {
+      OffsetCommitRequest::OffsetCommitRequestPartition part;
+      part.partition_index = p;
+      part.committed_offset = 1000000 + t * 100003 + p * 997;
+      part.committed_metadata = "";
+      topic.partitions.push_back(part);
+    }
+    m.topics.push_back(topic);
+  }
+  return RequestFrameOf("OffsetCommit/v4/request/1000partitions", 4, m);
+}
+
+// The frames of issue 16's peer comparison, in table order: what --dump_frames writes
+// and bench/peers/run.sh times against sarama.
+std::vector<Frame> PeerFrames() {
+  std::vector<Frame> out;
+  out.push_back(Metadata1000Partitions(5));
+  out.push_back(Metadata1000Partitions(12));
+  out.push_back(FetchManySmallBatches());
+  out.push_back(OffsetCommit1000Partitions());
+  return out;
 }
 
 std::vector<std::unique_ptr<Frame>>& Frames() {
@@ -339,9 +400,9 @@ void RegisterAll() {
     for (Frame& f : LoadVectors(file)) Frames().push_back(std::make_unique<Frame>(std::move(f)));
   }
   const size_t vectors = Frames().size();
-  Frames().push_back(std::make_unique<Frame>(Metadata1000Partitions()));
   Frames().push_back(std::make_unique<Frame>(Produce1MiB()));
   Frames().push_back(std::make_unique<Frame>(FetchSeveralBatches()));
+  for (Frame& f : PeerFrames()) Frames().push_back(std::make_unique<Frame>(std::move(f)));
   for (size_t i = 0; i < Frames().size(); ++i) {
     const Frame* f = Frames()[i].get();
     Register("BM_DecodeFrame/" + f->name,
@@ -360,9 +421,59 @@ void RegisterAll() {
   }
 }
 
+// --dump_frames=DIR: writes PeerFrames() to DIR/<name with '/' as '_'>.bin (the whole
+// frame, size prefix included) and DIR/frames.tsv (name, api key, version, request or
+// response, bytes, file; one line per frame, in table order), so that a peer
+// (bench/peers/sarama) reads the very bytes kwire is timed on. Returns 0 or 1.
+int DumpFrames(const std::string& dir) {
+  std::ofstream index(dir + "/frames.tsv");
+  if (!index) {
+    std::fprintf(stderr, "frame_benchmark: cannot write %s/frames.tsv\n", dir.c_str());
+    return 1;
+  }
+  const std::vector<Frame> frames = PeerFrames();
+  for (const Frame& f : frames) {
+    if (const std::string e = Check(f); !e.empty()) {
+      std::fprintf(stderr, "frame_benchmark: %s: %s\n", f.name.c_str(), e.c_str());
+      return 1;
+    }
+    std::string file = f.name;
+    std::replace(file.begin(), file.end(), '/', '_');
+    file += ".bin";
+    std::ofstream out(dir + "/" + file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(f.bytes.data()),
+              static_cast<std::streamsize>(f.bytes.size()));
+    if (!out) {
+      std::fprintf(stderr, "frame_benchmark: cannot write %s/%s\n", dir.c_str(), file.c_str());
+      return 1;
+    }
+    index << f.name << '\t' << f.api_key << '\t' << f.version << '\t'
+          << (f.dir == Direction::kRequest ? "request" : "response") << '\t' << f.bytes.size()
+          << '\t' << file << '\n';
+    std::printf("%s\t%zu bytes\t%s/%s\n", f.name.c_str(), f.bytes.size(), dir.c_str(),
+                file.c_str());
+  }
+  index.close();
+  if (!index) {
+    std::fprintf(stderr, "frame_benchmark: cannot write %s/frames.tsv\n", dir.c_str());
+    return 1;
+  }
+  std::printf("frame_benchmark: %zu peer frames in %s\n", frames.size(), dir.c_str());
+  return 0;
+}
+
 }  // namespace
 }  // namespace kwire::bench
 
 int main(int argc, char** argv) {
+  // --dump_frames=DIR is ours: handled (and the program ends) before Google Benchmark
+  // sees the arguments.
+  constexpr std::string_view kDump = "--dump_frames=";
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.substr(0, kDump.size()) == kDump) {
+      return kwire::bench::DumpFrames(std::string(arg.substr(kDump.size())));
+    }
+  }
   return kwire::bench::BenchMain(argc, argv, &kwire::bench::RegisterAll);
 }

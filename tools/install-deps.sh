@@ -2,17 +2,23 @@
 # Installs every Debian 12 package kwire needs to build, test, fuzz and benchmark.
 # Idempotent: if everything is already installed it does nothing (no apt-get update).
 # Used by the README quick start and by .ci/run. Run as root (or with sudo available).
-# Usage: tools/install-deps.sh [-h|--help]
+# Usage: tools/install-deps.sh [-h|--help] [--peers]
 set -euo pipefail
-case "${1:-}" in
-  -h|--help)
-    echo "Usage: tools/install-deps.sh [-h|--help]"
-    echo "Installs the Debian 12 packages kwire needs (apt-get, as root or via sudo);"
-    echo "does nothing when all are installed."
-    exit 0 ;;
-  "") ;;
-  *) echo "install-deps: unexpected argument '$1' (tools/install-deps.sh --help)" >&2; exit 2 ;;
-esac
+peers=0
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help)
+      echo "Usage: tools/install-deps.sh [-h|--help] [--peers]"
+      echo "Installs the Debian 12 packages kwire needs (apt-get, as root or via sudo);"
+      echo "does nothing when all are installed."
+      echo "  --peers  also the optional peer benchmark's Go toolchain and sarama"
+      echo "           (golang-go, golang-github-shopify-sarama-dev; bench/peers/run.sh)."
+      echo "           Nothing else needs them."
+      exit 0 ;;
+    --peers) peers=1 ;;
+    *) echo "install-deps: unexpected argument '$arg' (tools/install-deps.sh --help)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   # toolchain
@@ -29,6 +35,10 @@ packages=(
   # packaging helpers for the OSS-Fuzz seed corpora
   zip
 )
+if [ "$peers" = 1 ]; then
+  # opt-in: the sarama peer of bench/peers/run.sh (Go, Debian's packaged sources)
+  packages+=(golang-go golang-github-shopify-sarama-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
