@@ -132,6 +132,44 @@ void BM_DecodeFrameWith(benchmark::State& st, const Frame* f) {
   SetCounters(st, *f);
 }
 
+// Decode into one typed frame reused across iterations (DecodeRequestFrameInto /
+// DecodeResponseFrameInto): a connection decoding frame after frame, whose strings and
+// vectors keep their capacity, so the allocator leaves the loop (records validated and
+// copied, as in BM_DecodeFrame).
+template <class M>
+void BM_DecodeFrameInto(benchmark::State& st, const Frame* f) {
+  if (const std::string e = Check(*f); !e.empty()) {
+    st.SkipWithError(e.c_str());
+    return;
+  }
+  if constexpr (M::kMessage.kind == MessageKind::kRequest) {
+    TypedRequestFrame<M> out;
+    for (auto _ : st) {
+      absl::Status s = DecodeRequestFrameInto(f->bytes, &out);
+      benchmark::DoNotOptimize(s);
+      benchmark::ClobberMemory();
+    }
+  } else {
+    TypedResponseFrame<M> out;
+    for (auto _ : st) {
+      absl::Status s = DecodeResponseFrameInto(f->bytes, f->version, &out);
+      benchmark::DoNotOptimize(s);
+      benchmark::ClobberMemory();
+    }
+  }
+  SetCounters(st, *f);
+}
+
+// Registers BM_DecodeFrameInto<M> for `f` when f is an M (the typed frames kwire's own
+// frames and the peer frames use).
+template <class M>
+void RegisterDecodeInto(const Frame* f) {
+  const bool request = M::kMessage.kind == MessageKind::kRequest;
+  if (f->api_key == M::kMessage.api_key && (f->dir == Direction::kRequest) == request) {
+    Register("BM_DecodeFrameInto/" + f->name, BM_DecodeFrameInto<M>, f);
+  }
+}
+
 void BM_EncodeFrame(benchmark::State& st, const Frame* f) {
   if (const std::string e = Check(*f); !e.empty()) {
     st.SkipWithError(e.c_str());
@@ -416,6 +454,10 @@ void RegisterAll() {
       Register("BM_DecodeFrameOpaqueBorrowed/" + f->name,
                BM_DecodeFrameWith<RecordsMode::kOpaque, true>, f);
       Register("BM_AppendFrame/" + f->name, BM_AppendFrame, f);
+      RegisterDecodeInto<MetadataResponse>(f);
+      RegisterDecodeInto<FetchResponse>(f);
+      RegisterDecodeInto<ProduceRequest>(f);
+      RegisterDecodeInto<OffsetCommitRequest>(f);
       Register("BM_RefMemcpy_DecodeFrame/" + f->name, BM_RefMemcpy_Frame, f);
     }
   }

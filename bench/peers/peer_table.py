@@ -10,7 +10,8 @@ Every figure is the median over the rounds of the time per operation: wall time
 (kwire: cpu_time, its one thread; sarama: getrusage of the whole process, garbage
 collector included), which other processes on the cores disturb less. Ratio = sarama
 time / kwire time: > 1 means kwire is faster. Spread = (max - min) / median over the
-rounds. Last, the ratios of each side's fastest round (minimum over the rounds), which
+rounds. kwire's decode is timed twice: into a new message per frame (BM_DecodeFrame) and
+into one message reused across frames (BM_DecodeFrameInto, "reused"). Last, the ratios of each side's fastest round (minimum over the rounds), which
 other processes on a shared machine move least.
 """
 
@@ -102,19 +103,24 @@ def table(frames, kw, sa, what):
     print("µs per frame (%s), medians of %d rounds; × = sarama time / kwire time "
           "(> 1: kwire faster); P = GOMAXPROCS\n" % (what, rounds))
     print("| frame | bytes | kwire decode | sarama decode P1 | P2 | × P1 | × P2 "
+          "| kwire decode, reused | × P1 | × P2 "
           "| kwire encode | sarama encode P1 | P2 | × P1 | × P2 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     notes = []
     for f in frames:
         n = f["name"]
         kd, ke = k("DecodeFrame", n), k("EncodeFrame", n)
+        ki = k("DecodeFrameInto", n)
         sd1, sd2 = s(n, "decode", 1), s(n, "decode", 2)
         se1, se2 = s(n, "encode", 1), s(n, "encode", 2)
-        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             n, format(f["bytes"], ","), us(kd), us(sd1), us(sd2), ratio(sd1, kd),
-            ratio(sd2, kd), us(ke), us(se1), us(se2), ratio(se1, ke), ratio(se2, ke)))
+            ratio(sd2, kd), us(ki), ratio(sd1, ki), ratio(sd2, ki),
+            us(ke), us(se1), us(se2), ratio(se1, ke), ratio(se2, ke)))
         ka, km = k("AppendFrame", n), k("RefMemcpy_DecodeFrame", n)
-        line = "%s: kwire decode %s MB/s" % (n, "%.0f" % (f["bytes"] / kd * 1e3) if kd else "–")
+        line = "%s: kwire decode %s MB/s, into a reused message %s MB/s" % (
+            n, "%.0f" % (f["bytes"] / kd * 1e3) if kd else "–",
+            "%.0f" % (f["bytes"] / ki * 1e3) if ki else "–")
         if f["api_key"] in (0, 1):  # Produce, Fetch: records fields
             kb = k("DecodeFrameBorrowed", n)
             line += ", with records borrowed (views, not copies) %s µs (× %s P1, %s P2)" % (
@@ -151,14 +157,16 @@ def main():
                   % (100 * statistics.median(spreads), 100 * max(spreads)))
     print("Ratios of the fastest round of each side (sarama minimum / kwire minimum), the "
           "reading least moved by other processes:\n")
-    print("| frame | time | decode × P1 | decode × P2 | encode × P1 | encode × P2 |")
-    print("|---|---|---|---|---|---|")
+    print("| frame | time | decode × P1 | decode × P2 | reused decode × P1 | reused decode × P2 "
+          "| encode × P1 | encode × P2 |")
+    print("|---|---|---|---|---|---|---|---|")
     for field_k, field_s, what in fields:
         kw, sa = load_kwire(out, field_k), load_sarama(out, field_s)
         for f in frames:
             n = f["name"]
             cells = []
-            for op, kop in (("decode", "DecodeFrame"), ("encode", "EncodeFrame")):
+            for op, kop in (("decode", "DecodeFrame"), ("decode", "DecodeFrameInto"),
+                            ("encode", "EncodeFrame")):
                 k = kw.get("BM_%s/%s" % (kop, n))
                 for procs in (1, 2):
                     e = sa.get((n, op, procs))

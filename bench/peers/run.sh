@@ -96,7 +96,7 @@ echo "== check"
 
 # kwire's benchmarks of exactly the dumped frames.
 names="$(cut -f1 "$out/frames/frames.tsv" | paste -sd'|')"
-filter="^BM_(DecodeFrame|DecodeFrameBorrowed|EncodeFrame|AppendFrame|RefMemcpy_DecodeFrame)/($names)\$"
+filter="^BM_(DecodeFrame|DecodeFrameInto|DecodeFrameBorrowed|EncodeFrame|AppendFrame|RefMemcpy_DecodeFrame)/($names)\$"
 
 run_kwire() {
   "$kwire" --benchmark_filter="$filter" --benchmark_min_time="$min_time" \

@@ -268,25 +268,47 @@ absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
                                              body.raw(), out);
 }
 
+namespace frame_internal {
+
+absl::StatusOr<std::vector<uint8_t>> EncodeFrameSizedOnce(
+    const EncodeOptions& options, absl::FunctionRef<absl::Status(Writer*)> append) {
+  // This thread's scratch writer: it grows to the largest frame of up to
+  // kKeepScratchBytes once, and keeps that capacity for the next call.
+  constexpr size_t kKeepScratchBytes = size_t{1} << 20;
+  thread_local Writer scratch;
+  scratch.Clear();
+  scratch.set_options(options);
+  absl::Status s = append(&scratch);
+  if (!s.ok()) {
+    scratch.Clear();
+    return s;
+  }
+  if (scratch.size() > kKeepScratchBytes) {
+    // A large frame: hand over the buffer it was written into (no copy); the scratch
+    // starts empty again rather than holding megabytes per thread.
+    return scratch.Release();
+  }
+  std::vector<uint8_t> out(scratch.data(), scratch.data() + scratch.size());
+  scratch.Clear();
+  return out;
+}
+
+}  // namespace frame_internal
+
 absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& header,
                                                         const AnyMessage& body,
                                                         const EncodeOptions& options) {
-  Writer w;
-  w.set_options(options);
-  if (absl::Status s = AppendRequestFrame(header, body, &w); !s.ok()) return s;
-  return w.Release();
+  return frame_internal::EncodeFrameSizedOnce(
+      options, [&](Writer* w) { return AppendRequestFrame(header, body, w); });
 }
 
 absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& header,
                                                          int16_t api_key, int16_t api_version,
                                                          const AnyMessage& body,
                                                          const EncodeOptions& options) {
-  Writer w;
-  w.set_options(options);
-  if (absl::Status s = AppendResponseFrame(header, api_key, api_version, body, &w); !s.ok()) {
-    return s;
-  }
-  return w.Release();
+  return frame_internal::EncodeFrameSizedOnce(options, [&](Writer* w) {
+    return AppendResponseFrame(header, api_key, api_version, body, w);
+  });
 }
 
 }  // namespace kwire

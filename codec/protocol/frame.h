@@ -108,7 +108,9 @@ absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame
 /// Encodes a request frame: size prefix, header at the registry's header version
 /// (header.request_api_key/version choose the body type, which must match `body`).
 /// `options`: strict by default (a string that is not UTF-8 fails kInvalidUtf8); pass
-/// the quirks a frame was decoded with to re-encode it byte-exactly.
+/// the quirks a frame was decoded with to re-encode it byte-exactly. The frame is
+/// written into a per-thread scratch buffer and returned in a vector of exactly its size
+/// (one allocation; AppendRequestFrame into a reused Writer allocates none).
 absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& header,
                                                         const AnyMessage& body,
                                                         const EncodeOptions& options = {});
@@ -150,6 +152,12 @@ absl::Status AppendRequestFrame(const RequestHeader& header, const MessageSpec& 
 absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
                                  int16_t api_version, const MessageSpec& spec, const void* body,
                                  Writer* out);
+// The Encode*Frame calls: `append` writes the frame into this thread's scratch Writer
+// (under `options`), which is copied into a vector of exactly the frame's size: one
+// allocation, no buffer grown and zero-filled step by step. Frames above 1 MiB take the
+// scratch's own buffer instead (no copy; the scratch is not kept that large).
+absl::StatusOr<std::vector<uint8_t>> EncodeFrameSizedOnce(
+    const EncodeOptions& options, absl::FunctionRef<absl::Status(Writer*)> append);
 }  // namespace frame_internal
 
 // ---- Typed frames: the body type known at compile time (no AnyMessage, no copy).
@@ -181,15 +189,36 @@ struct TypedResponseFrame {
 ///   if (f.ok()) for (const auto& t : f->body.TopicData) { ... }
 template <KafkaMessage M>
 absl::StatusOr<TypedRequestFrame<M>> DecodeRequestFrameAs(std::span<const uint8_t> frame,
-                                                          const FrameOptions& options = {}) {
+                                                          const FrameOptions& options = {});
+
+/// Decodes one request frame like DecodeRequestFrameAs, into `*out`, which may hold an
+/// earlier frame: the header and body are decoded over it, so the strings and vectors it
+/// holds keep their capacity. A connection that decodes frame after frame into one
+/// TypedRequestFrame allocates nothing once it has grown to the largest frame (records
+/// fields copied unless FrameOptions::decode.borrow_records). The result equals a
+/// fresh decode (fields absent at the frame's version, and tagged fields it lacks, are
+/// reset to their defaults); every bound (counts, the allocation budget, records checks)
+/// applies as in a fresh decode. On failure `*out` holds a partial frame: decode the
+/// next frame into it, do not read it. Errors: those of DecodeRequestFrameAs.
+///
+///   kwire::TypedRequestFrame<kwire::ProduceRequest> f;  // kept per connection
+///   for (...) { if (absl::Status s = kwire::DecodeRequestFrameInto(bytes, &f); ...) }
+template <KafkaMessage M>
+absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, TypedRequestFrame<M>* out,
+                                    const FrameOptions& options = {}) {
   static_assert(M::kMessage.kind == MessageKind::kRequest, "M must be a request");
-  TypedRequestFrame<M> out;
-  absl::Status s = frame_internal::DecodeRequestFrameInto(
-      frame, options, &out.header_version, &out.header,
+  return frame_internal::DecodeRequestFrameInto(
+      frame, options, &out->header_version, &out->header,
       [&](const MessageOps& ops) -> void* {
-        return ops.spec == &M::kMessage ? &out.body : nullptr;
+        return ops.spec == &M::kMessage ? &out->body : nullptr;
       });
-  if (!s.ok()) return s;
+}
+
+template <KafkaMessage M>
+absl::StatusOr<TypedRequestFrame<M>> DecodeRequestFrameAs(std::span<const uint8_t> frame,
+                                                          const FrameOptions& options) {
+  TypedRequestFrame<M> out;
+  if (absl::Status s = DecodeRequestFrameInto(frame, &out, options); !s.ok()) return s;
   return out;
 }
 
@@ -198,13 +227,29 @@ absl::StatusOr<TypedRequestFrame<M>> DecodeRequestFrameAs(std::span<const uint8_
 template <KafkaMessage M>
 absl::StatusOr<TypedResponseFrame<M>> DecodeResponseFrameAs(std::span<const uint8_t> frame,
                                                             int16_t api_version,
-                                                            const FrameOptions& options = {}) {
+                                                            const FrameOptions& options = {});
+
+/// Decodes one response frame of M's API at `api_version` into `*out`, reusing it as
+/// DecodeRequestFrameInto does (a client decoding the responses of one API in a loop).
+/// Errors: those of DecodeResponseFrame.
+template <KafkaMessage M>
+absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api_version,
+                                     TypedResponseFrame<M>* out,
+                                     const FrameOptions& options = {}) {
   static_assert(M::kMessage.kind == MessageKind::kResponse, "M must be a response");
+  return frame_internal::DecodeResponseFrameInto(
+      frame, M::kMessage.api_key, api_version, options, &out->header_version, &out->header,
+      [&](const MessageOps&) -> void* { return &out->body; });
+}
+
+template <KafkaMessage M>
+absl::StatusOr<TypedResponseFrame<M>> DecodeResponseFrameAs(std::span<const uint8_t> frame,
+                                                            int16_t api_version,
+                                                            const FrameOptions& options) {
   TypedResponseFrame<M> out;
-  absl::Status s = frame_internal::DecodeResponseFrameInto(
-      frame, M::kMessage.api_key, api_version, options, &out.header_version, &out.header,
-      [&](const MessageOps&) -> void* { return &out.body; });
-  if (!s.ok()) return s;
+  if (absl::Status s = DecodeResponseFrameInto(frame, api_version, &out, options); !s.ok()) {
+    return s;
+  }
   return out;
 }
 
@@ -246,9 +291,8 @@ absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(int16_t api_version, int
   h.request_api_version = api_version;
   h.correlation_id = correlation_id;
   h.client_id = std::move(client_id);
-  Writer w;
-  if (absl::Status s = AppendRequestFrame(h, body, &w); !s.ok()) return s;
-  return w.Release();
+  return frame_internal::EncodeFrameSizedOnce(
+      {}, [&](Writer* w) { return AppendRequestFrame(h, body, w); });
 }
 
 }  // namespace kwire

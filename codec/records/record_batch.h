@@ -276,6 +276,15 @@ class RecordSet {
   /// The decompressed payload (empty for uncompressed batches).
   std::span<const uint8_t> decompressed() const { return buffer_; }
 
+  /// Empties the set and frees what it keeps for reuse beyond a decompression buffer of
+  /// `max_buffer_bytes` and one Record: a scratch set that lives across calls (frame
+  /// validation keeps one per thread) holds no more than that between them.
+  void Trim(size_t max_buffer_bytes) {
+    size_ = 0;
+    if (buffer_.capacity() > max_buffer_bytes) std::vector<uint8_t>().swap(buffer_);
+    if (slots_.size() > 1) slots_.resize(1);
+  }
+
  private:
   friend class BatchView;
   std::vector<uint8_t> buffer_;

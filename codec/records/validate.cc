@@ -75,7 +75,14 @@ Error ValidateRecordsField(std::span<const uint8_t> bytes, size_t offset, const 
   }
   BatchIterator it(bytes, options, offset, path);
   BatchView batch;
-  RecordSet scratch;  // one record and a decompressed payload, reused across the batches
+  // One record and a decompressed payload, reused across the batches and, per thread,
+  // across calls (a connection validating frame after frame allocates nothing for them
+  // once grown); trimmed on the way out so that a thread keeps at most 1 MiB of it.
+  // Validation is not re-entered on one thread (no callback runs inside it).
+  thread_local RecordSet scratch;
+  struct TrimOnExit {
+    ~TrimOnExit() { scratch.Trim(size_t{1} << 20); }
+  } trim;
   while (it.Next(&batch)) {
     if (Error e = CheckBatchAllowed(batch, path, policy, version); !e.ok()) return e;
     if (Error e = batch.CheckRecords(options, &scratch); !e.ok()) return e;

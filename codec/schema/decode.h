@@ -9,9 +9,12 @@
 #define KWIRE_CODEC_SCHEMA_DECODE_H_
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "codec/schema/min_size.h"
@@ -108,7 +111,8 @@ void DecodeElement(DecodeContext& c, const FieldSpec& f, bool compact, E& e) {
   }
 }
 
-// Reads the count (or null) and the elements. Returns false when null.
+// Reads the count (or null) and the elements into `v`, reusing the elements (and their
+// strings' and vectors' capacity) it already holds. Returns false when null.
 template <class E>
 bool DecodeArray(DecodeContext& c, const FieldSpec& f, bool nullable, std::vector<E>& v) {
   const bool compact = c.Compact(f);
@@ -116,11 +120,32 @@ bool DecodeArray(DecodeContext& c, const FieldSpec& f, bool nullable, std::vecto
   const size_t at = c.r.offset();
   const int64_t n = c.r.ReadArrayCount(compact, nullable, min, c.reserved);
   if (n < 0) return false;
-  v.clear();
   // n ≤ unreserved bytes left / minimum element size: this allocation is O(frame bytes),
-  // and within the allocation budget (n < 2^31, so n·sizeof(E) cannot overflow).
-  if (n > 0 && !c.r.Charge(static_cast<size_t>(n) * sizeof(E), at)) return true;
+  // and within the allocation budget (n < 2^31, so n·sizeof(E) cannot overflow). The
+  // budget is charged whether or not `v` already has the capacity, so that a decode's
+  // outcome never depends on what the message held before.
+  if (n > 0 && !c.r.Charge(static_cast<size_t>(n) * sizeof(E), at)) {
+    v.clear();
+    return true;
+  }
   v.resize(static_cast<size_t>(n));
+  if constexpr (kIsFixedWidthInt<E>) {
+    // Read in one bounds check: min == sizeof(E), so the count check guaranteed the
+    // n·sizeof(E) bytes.
+    const std::string_view raw = c.r.ReadRaw(static_cast<size_t>(n) * sizeof(E));
+    if (raw.size() != static_cast<size_t>(n) * sizeof(E)) return true;
+    E* out = v.data();
+    for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+      using U = std::make_unsigned_t<E>;
+      U x;
+      std::memcpy(&x, raw.data() + i * sizeof(E), sizeof(E));
+      if constexpr (sizeof(E) == 2) x = __builtin_bswap16(x);
+      if constexpr (sizeof(E) == 4) x = __builtin_bswap32(x);
+      if constexpr (sizeof(E) == 8) x = __builtin_bswap64(x);
+      out[i] = static_cast<E>(x);
+    }
+    return true;
+  }
   const size_t outer_reserved = c.reserved;
   for (int64_t i = 0; i < n; ++i) {
     c.node->index = i;
@@ -140,31 +165,48 @@ void DecodeValue(DecodeContext& c, const FieldSpec& f, std::vector<E>& v) {
 
 // ---- Nullable values: the null marker is the length/count −1 (compact 0), or for a
 // struct the int8 presence marker.
+// A value already present in `v` (from an earlier decode) is decoded over, keeping its
+// capacity.
 template <class T>
 void DecodeValue(DecodeContext& c, const FieldSpec& f, std::optional<T>& v) {
   const bool nullable = c.Nullable(f);
-  if constexpr (std::is_same_v<T, std::string>) {
-    std::string s;
-    if (DecodeBlob(c, f.type, c.Compact(f), nullable, s)) v = std::move(s); else v.reset();
-  } else if constexpr (std::is_same_v<T, Records>) {
-    Records rec;
-    if (DecodeRecords(c, f, nullable, rec)) v = std::move(rec); else v.reset();
-  } else if constexpr (KafkaStruct<T>) {
-    if (c.r.ReadStructPresence(nullable)) DecodeStruct(c, v.emplace()); else v.reset();
+  if constexpr (KafkaStruct<T>) {
+    if (c.r.ReadStructPresence(nullable)) {
+      DecodeStruct(c, v ? *v : v.emplace());
+    } else {
+      v.reset();
+    }
   } else {
-    T arr;
-    if (DecodeArray(c, f, nullable, arr)) v = std::move(arr); else v.reset();
+    T& value = v ? *v : v.emplace();
+    bool present;
+    if constexpr (std::is_same_v<T, std::string>) {
+      present = DecodeBlob(c, f.type, c.Compact(f), nullable, value);
+    } else if constexpr (std::is_same_v<T, Records>) {
+      present = DecodeRecords(c, f, nullable, value);
+    } else {
+      present = DecodeArray(c, f, nullable, value);
+    }
+    if (!present) v.reset();
   }
 }
 
-// Visits the regular (untagged) fields present at the version.
+// Visits the regular (untagged) fields present at the version, with the struct's
+// default-constructed instance alongside: a field absent at the version, and every
+// known tagged field (the tagged section sets those present), gets its default, so
+// that decoding over an earlier message gives what decoding into a fresh one gives.
 struct RegularFieldDecoder {
   DecodeContext& c;
   PathNode& node;
   template <class T>
-  void operator()(const FieldSpec& f, T& value) {
-    if constexpr (!kIsTagged<T>) {
-      if (!f.versions.Contains(c.version) || !c.r.ok()) return;
+  void operator()(const FieldSpec& f, T& value, const T& default_value) {
+    if constexpr (kIsTagged<T>) {
+      value.reset();
+    } else {
+      if (!f.versions.Contains(c.version)) {
+        value = default_value;
+        return;
+      }
+      if (!c.r.ok()) return;
       node.name = f.name;
       DecodeValue(c, f, value);
     }
@@ -229,8 +271,9 @@ void DecodeStruct(DecodeContext& c, S& s) {
   PathNode* const parent = c.node;
   c.node = &node;
   c.r.set_path(&node);
+  s.unknown_tagged_fields.clear();
   RegularFieldDecoder d{c, node};
-  S::VisitFields(d, s);
+  S::VisitFields(d, s, DefaultInstance<S>());
   if (c.flexible && c.r.ok()) DecodeTaggedFields(c, s, node);
   c.node = parent;
   c.r.set_path(parent);
@@ -241,7 +284,11 @@ void DecodeStruct(DecodeContext& c, S& s) {
 /// Decodes `out` (a generated message or struct) at `version` from `r`, where
 /// `flexible` says whether `version` is a flexible version of the enclosing message.
 /// Reads exactly the struct; the caller checks for trailing bytes. Errors are recorded
-/// in `r` (check r.ok()). `out` must be default-constructed.
+/// in `r` (check r.ok()). `out` may hold an earlier message: every field is set (fields
+/// absent at `version`, and tagged fields the input lacks, to their defaults), so the
+/// result equals a decode into a default-constructed S, while the strings and vectors
+/// it already holds keep their capacity (no allocation when they are large enough).
+/// After a failure `out` holds a partial message.
 template <KafkaStruct S>
 void DecodeStruct(Reader& r, int16_t version, bool flexible, S& out) {
   schema_internal::DecodeContext c{r, version, flexible,

@@ -80,6 +80,10 @@ void EncodeArray(EncodeContext& c, const FieldSpec& f, const std::vector<E>* v) 
     return;
   }
   c.w.WriteArrayCount(compact, static_cast<int64_t>(v->size()));
+  if constexpr (kIsFixedWidthInt<E>) {
+    c.w.WriteBigEndianArray(v->data(), v->size());
+    return;
+  }
   for (size_t i = 0; i < v->size() && c.w.ok(); ++i) {
     c.node->index = static_cast<int64_t>(i);
     if constexpr (std::is_same_v<E, std::string>) {

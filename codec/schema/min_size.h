@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "codec/schema/spec.h"
@@ -22,6 +23,12 @@ template <class T>
 struct IsVector : std::false_type {};
 template <class E>
 struct IsVector<std::vector<E>> : std::true_type {};
+
+/// Kafka's fixed-width signed integers (int8, int16, int32, int64), whose wire size is
+/// their sizeof: arrays of them are read and written in bulk, with one bounds check.
+template <class E>
+inline constexpr bool kIsFixedWidthInt =
+    std::is_integral_v<E> && !std::is_same_v<E, bool> && std::is_signed_v<E>;
 
 /// Smallest encoding of a value of C++ type T in a field with compact-ness `compact`.
 template <class T>

@@ -1,5 +1,6 @@
 // Test helper: counts the heap a test program allocates through operator new, so tests
-// can measure the peak a call reaches (decompression bombs, the allocation budget).
+// can measure the peak a call reaches (decompression bombs, the allocation budget) and
+// how many allocations it makes (decoding into a reused message).
 //
 // KWIRE_COUNT_GLOBAL_NEW() replaces the global operator new/delete with counting ones:
 // write it in exactly one source file of a test program (at namespace scope); any file of
@@ -17,12 +18,14 @@ namespace kwire::heap_testing {
 
 inline std::atomic<size_t> g_live{0};
 inline std::atomic<size_t> g_peak{0};
+inline std::atomic<size_t> g_count{0};  // calls of operator new
 inline constexpr size_t kAllocHeader = 16;  // keeps the size; 16 keeps max_align_t alignment
 
 inline void* CountedNew(size_t n) {
   void* p = std::malloc(n + kAllocHeader);
   if (p == nullptr) throw std::bad_alloc();
   *static_cast<size_t*>(p) = n;
+  g_count.fetch_add(1);
   const size_t live = g_live.fetch_add(n) + n;
   size_t peak = g_peak.load();
   while (live > peak && !g_peak.compare_exchange_weak(peak, live)) {
@@ -53,6 +56,14 @@ size_t PeakAllocated(F&& f) {
   PeakHeap peak;
   f();
   return peak.Above();
+}
+
+/// Calls of operator new while `f` runs.
+template <class F>
+size_t AllocationsDuring(F&& f) {
+  const size_t before = g_count.load();
+  f();
+  return g_count.load() - before;
 }
 
 }  // namespace kwire::heap_testing

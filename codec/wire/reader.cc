@@ -184,8 +184,10 @@ int64_t Reader::ReadLengthSlow(const uint8_t* start, bool compact, bool nullable
   return len;
 }
 
-int64_t Reader::ReadArrayCount(bool compact, bool nullable, size_t min_element_size,
-                               size_t reserved) {
+int64_t Reader::ReadArrayCountSlow(const uint8_t* start, bool compact, bool nullable,
+                                   size_t min_element_size, size_t reserved) {
+  if (!ok()) return 0;
+  cur_ = start;
   const size_t at = offset();
   int64_t n = compact ? static_cast<int64_t>(ReadUvarint()) - 1 : ReadInt32();
   if (!ok()) return 0;

@@ -311,8 +311,22 @@ class Reader {
   /// kInvalidLength. `reserved`: bytes at the end of the current limit that are already
   /// spoken for (the decoder passes the minimum size of the enclosing arrays' elements
   /// still to come), so that nested counts cannot each claim the same bytes.
+  /// Inline for the common case (a non-null count that fits, checked with a multiply,
+  /// not a division); anything else is re-read out of line and classified exactly.
   int64_t ReadArrayCount(bool compact, bool nullable, size_t min_element_size,
-                         size_t reserved = 0);
+                         size_t reserved = 0) {
+    const uint8_t* const start = cur_;
+    const uint64_t n = compact ? uint64_t{ReadUvarint()} - 1
+                               : static_cast<uint64_t>(int64_t{ReadInt32()});
+    const size_t left = remaining() > reserved ? remaining() - reserved : 0;
+    // n < 2^31 and min < 2^32 (a struct's minimum wire size): the product fits 64 bits.
+    // A failed read returns 0 (compact: 2^64−1, slow path): a count of 0 always fits.
+    if (KWIRE_LIKELY(n <= 0x7fffffff) && KWIRE_LIKELY(min_element_size <= 0xffffffff) &&
+        KWIRE_LIKELY(n * (min_element_size == 0 ? 1 : min_element_size) <= left)) {
+      return static_cast<int64_t>(n);
+    }
+    return ReadArrayCountSlow(start, compact, nullable, min_element_size, reserved);
+  }
 
   /// Nullable struct presence marker (int8): returns true if present (1), false if null
   /// (−1). Other values fail kInvalidValue unless kQuirkAnyStructMarker.
@@ -407,6 +421,9 @@ class Reader {
   // returns 0 if a read already failed, else rewinds to `start` (the prefix) and
   // classifies the length (null, negative, above the cap, past the end).
   int64_t ReadLengthSlow(const uint8_t* start, bool compact, bool nullable, bool bytes);
+  // ReadArrayCount's slow path, likewise: 0 after a failure, else rewinds to `start`.
+  int64_t ReadArrayCountSlow(const uint8_t* start, bool compact, bool nullable,
+                             size_t min_element_size, size_t reserved);
   // Charge's failure path.
   bool OverBudget(size_t bytes, size_t at);
 

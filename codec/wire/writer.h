@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "codec/wire/error.h"
@@ -182,6 +183,25 @@ class Writer {
   }
   /// Mutable access to already-written bytes (CRC patching).
   uint8_t* MutableAt(size_t pos) { return buf_.data() + pos; }
+
+  /// Writes `n` signed integers of T (int8/int16/int32/int64: the elements of a Kafka
+  /// array of them) big-endian, with one capacity check for all n·sizeof(T) bytes.
+  template <typename T>
+  void WriteBigEndianArray(const T* v, size_t n) {
+    static_assert(std::is_integral_v<T> && std::is_signed_v<T>);
+    using U = std::make_unsigned_t<T>;
+    if (n == 0) return;
+    Ensure(n * sizeof(T));
+    uint8_t* p = cur_;
+    cur_ = p + n * sizeof(T);
+    for (size_t i = 0; i < n; ++i) {
+      U x = static_cast<U>(v[i]);
+      if constexpr (sizeof(T) == 2) x = __builtin_bswap16(x);
+      if constexpr (sizeof(T) == 4) x = __builtin_bswap32(x);
+      if constexpr (sizeof(T) == 8) x = __builtin_bswap64(x);
+      std::memcpy(p + i * sizeof(T), &x, sizeof(T));
+    }
+  }
 
   /// Makes room for `n` more bytes without writing them.
   void Ensure(size_t n) {

@@ -437,6 +437,49 @@ TEST(Writer, WriteRawEveryLengthAndAlignment) {
   }
 }
 
+// WriteBigEndianArray (the encoder's path for int8/int16/int32/int64 arrays) writes what
+// one WriteInt* per element writes, at every length and alignment, growing the buffer
+// across the array (a writer of capacity 1).
+template <class T>
+void CheckBigEndianArray(void (Writer::*one)(T)) {
+  std::mt19937_64 rng(sizeof(T));
+  for (size_t n = 0; n <= 40; ++n) {
+    std::vector<T> v(n);
+    for (T& x : v) x = static_cast<T>(rng());
+    if (n > 0) v[0] = std::numeric_limits<T>::min();
+    if (n > 1) v[1] = std::numeric_limits<T>::max();
+    if (n > 2) v[2] = -1;
+    for (size_t skew = 0; skew < 3; ++skew) {
+      Writer bulk(1), each(1);
+      for (size_t i = 0; i < skew; ++i) {
+        bulk.WriteUint8(0xee);
+        each.WriteUint8(0xee);
+      }
+      bulk.WriteBigEndianArray(v.data(), v.size());
+      for (T x : v) (each.*one)(x);
+      bulk.WriteUint8(0x5a);
+      each.WriteUint8(0x5a);
+      ASSERT_EQ(bulk.size(), skew + n * sizeof(T) + 1);
+      EXPECT_EQ(ToHex(bulk.bytes()), ToHex(each.bytes()))
+          << sizeof(T) << "-byte elements, n=" << n << " skew=" << skew;
+    }
+  }
+}
+
+TEST(Writer, WriteBigEndianArrayEqualsOneWritePerElement) {
+  CheckBigEndianArray<int8_t>(&Writer::WriteInt8);
+  CheckBigEndianArray<int16_t>(&Writer::WriteInt16);
+  CheckBigEndianArray<int32_t>(&Writer::WriteInt32);
+  CheckBigEndianArray<int64_t>(&Writer::WriteInt64);
+}
+
+TEST(WriterBytes, BigEndianArrayOfInt32) {
+  Writer w;
+  const int32_t v[] = {1, -1, 0x01020304};
+  w.WriteBigEndianArray(v, 3);
+  EXPECT_EQ(ToHex(w.bytes()), "00 00 00 01 ff ff ff ff 01 02 03 04");
+}
+
 // Clear keeps the capacity and restarts at offset 0; writes after growth land after the
 // old bytes (the cursors are rebased on every reallocation).
 TEST(Writer, ClearAndRegrowKeepCursorsConsistent) {
