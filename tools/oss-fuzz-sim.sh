@@ -169,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 C
   # shellcheck disable=SC2086
   clang-14 $CFLAGS -fsanitize=fuzzer "$dir/needs_libz_fuzzer.c" -o "$bin" -lz
-  echo "   negative control: $bin, linked with -lz (shared)"
+  echo "   negative control: ${bin#"$root"/}, linked with -lz (shared)"
   if "$bin" -seed=1337 -runs=4 >"$dir/outside.log" 2>&1 && grep -q 'Done 4 runs' "$dir/outside.log"; then
     echo "   outside the sandbox: starts (Done 4 runs)"
   else
