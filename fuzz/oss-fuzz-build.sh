@@ -103,7 +103,8 @@ if [ -d "$SRC/lz4" ]; then
   build_dep lz4 "$SRC/lz4/build/cmake" -DBUILD_STATIC_LIBS=ON -DLZ4_BUILD_CLI=OFF
 fi
 if [ -d "$SRC/zstd" ]; then
-  # C only (no assembly decoder: everything instrumented), no threads (kwire has none).
+  # ZSTD_DISABLE_ASM: the C Huffman decoder, instrumented, instead of the assembly loop
+  # (still assembled, never called); no threads (kwire has none).
   build_dep zstd "$SRC/zstd/build/cmake" -DCMAKE_C_FLAGS="$CFLAGS -DZSTD_DISABLE_ASM" \
     -DZSTD_BUILD_STATIC=ON -DZSTD_BUILD_SHARED=OFF -DZSTD_BUILD_PROGRAMS=OFF \
     -DZSTD_BUILD_TESTS=OFF -DZSTD_MULTITHREAD_SUPPORT=OFF
