@@ -30,6 +30,14 @@
 #   without the files longer than max_len of <t>.options: fuzz/oss-fuzz-seed-corpus.sh)
 set -o pipefail
 
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set -o pipefail/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  "") ;;
+  *) echo "oss-fuzz-build: no arguments (the OSS-Fuzz image sets the environment); --help" >&2; exit 2 ;;
+esac
+for v in CC CXX CFLAGS CXXFLAGS LIB_FUZZING_ENGINE SRC WORK OUT; do
+  [ -n "${!v+set}" ] || { echo "oss-fuzz-build: $v is not set (the OSS-Fuzz image sets it)" >&2; exit 2; }
+done
 kwire="${KWIRE_SRC:-$SRC/kwire}"
 jobs="${KWIRE_BUILD_JOBS:-$(nproc)}"
 targets=$(sed -n '/^set(KWIRE_FUZZERS/,/^)/p' "$kwire/fuzz/CMakeLists.txt" | grep -o '[a-z_]*_fuzzer')
