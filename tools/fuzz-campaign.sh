@@ -17,7 +17,7 @@
 #                        the structure-aware mutator (tools/fuzz-mutator-compare.sh)
 #   KWIRE_FUZZ_ARGS      extra libFuzzer flags (e.g. "-seed=1 -use_value_profile=1")
 #   KWIRE_FUZZ_BIN_DIR   run the targets found there instead of building the fuzz
-#                        preset (e.g. build/oss-fuzz-sim/out after tools/oss-fuzz-sim.sh,
+#                        preset (e.g. build/oss-fuzz-sim/address/out after tools/oss-fuzz-sim.sh,
 #                        as .ci/run does: one clang build instead of two)
 # The committed corpus is never modified: new inputs and findings stay in the work
 # directory. Exit status 0 no finding, 1 finding(s) or a target failed, 2 usage or

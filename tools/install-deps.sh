@@ -33,7 +33,10 @@ packages=(
   # benchmark-only reference implementation (protobuf varints)
   libprotobuf-dev
   # packaging helpers for the OSS-Fuzz seed corpora
-  zip
+  zip unzip
+  # tools/oss-fuzz-sim.sh: each target started in a sandbox with only the out folder and
+  # the C/C++ runtime (bwrap), bad_build_check's architecture check (file)
+  bubblewrap file
 )
 if [ "$peers" = 1 ]; then
   # opt-in: the sarama peer of bench/peers/run.sh (Go, Debian's packaged sources)

@@ -3,44 +3,78 @@
 # base-builder image provides ($CC $CXX $CFLAGS $CXXFLAGS $LIB_FUZZING_ENGINE $SRC
 # $WORK $OUT $SANITIZER), runs .clusterfuzzlite/build.sh (which runs the shared
 # fuzz/oss-fuzz-build.sh, as oss-fuzz/projects/kwire/build.sh does), then imitates
-# OSS-Fuzz's build checks (infra/base-images/base-runner/bad_build_check) on $OUT:
-#   * every target of fuzz/CMakeLists.txt is an executable in $OUT;
-#   * it is instrumented: sanitizer-coverage symbols, and the sanitizer's own
-#     (__asan_* for address, __ubsan_* for undefined) and no other sanitizer's;
-#   * it starts and runs a few inputs (-runs=4 on an empty corpus);
+# base-runner's check_build (infra/base-images/base-runner/bad_build_check) on $OUT:
+#   * every target of fuzz/CMakeLists.txt is an x86-64 executable in $OUT with
+#     sanitizer coverage and LLVMFuzzerTestOneInput;
+#   * it needs no shared library beyond the C/C++ runtime (fuzz/oss-fuzz-check-needed.sh,
+#     which the build script runs too) and it STARTS IN A SANDBOX (bubblewrap) that
+#     holds only $OUT (as /out, read-only) and the C/C++ runtime libraries, as
+#     base-runner has only /out: there, like bad_build_check, it runs -seed=1337
+#     -runs=4 on an empty corpus ("Done 4 runs"), with at least 100 edges
+#     ("INFO: Loaded ... counters: N"), and no "no interesting inputs were found";
+#   * the sanitizer calls that bad_build_check counts (objdump -dC, `call <__asan...`,
+#     `__ubsan`, `__msan`, `__dfsan`) meet its thresholds: address builds >= 1000 ASan
+#     calls, <= 200 UBSan, <= 3 MSan, 0 DFSan; undefined builds >= 168 UBSan calls and
+#     no ASan, MSan (<= 3) or DFSan call;
 #   * it has <t>_seed_corpus.zip, non-empty, no seed in it longer than max_len of
-#     <t>.options, and runs every seed in it (-runs=0);
+#     <t>.options, and runs every seed in the sandbox (-runs=0 -rss_limit_mb=2560
+#     -timeout=25, the limits ClusterFuzz fuzzes with);
 #   * its <t>.dict parses (libFuzzer reads it) and <t>.options has a [libfuzzer]
-#     section.
+#     section;
 # then runs oss-fuzz/projects/kwire/run_tests.sh (every corpus file through every
-# target), as OSS-Fuzz runs it after the build.
+# target), as OSS-Fuzz's check-tests runs it in the builder container.
+# Before the build, a negative control proves the two runtime checks work: a small
+# libFuzzer target linked against the shared zlib starts outside the sandbox but must
+# fail to start inside it, and fuzz/oss-fuzz-check-needed.sh must reject it.
 #
-# Usage: tools/oss-fuzz-sim.sh [--checks-only] [-h|--help]
-#   --checks-only  skip the build, check the $OUT of an earlier run
+# Usage: tools/oss-fuzz-sim.sh [--checks-only | --negative-control] [-h|--help]
+#   --checks-only       skip the build, check the $OUT of an earlier run
+#   --negative-control  run only the negative control (no build, no checks)
 # Environment: SANITIZER (address by default; also undefined), KWIRE_BUILD_JOBS
 # (default 2), KWIRE_OSS_FUZZ_SIM_DIR (default build/oss-fuzz-sim).
+# Folders: one work and out folder per sanitizer (libFuzzer is the one engine),
+# build/oss-fuzz-sim/<sanitizer>/{work,out} with the build log next to them, as
+# OSS-Fuzz builds each sanitizer x engine in a container of its own; $SRC
+# (build/oss-fuzz-sim/src) is shared, as the image's is.
+# Dependencies: the build script builds abseil-cpp, zlib, snappy, lz4 and zstd from
+# $SRC/<name> when they are there (the Dockerfiles clone them at pinned tags; put
+# checkouts of those tags in build/oss-fuzz-sim/src/ to simulate that too). Otherwise,
+# as in CI, it links Debian's static archives (libabsl_*.a of libabsl-dev, libz.a,
+# libsnappy.a, liblz4.a, libzstd.a): static as in OSS-Fuzz, but not instrumented.
 # Differences from the real image, on purpose: clang-14 (OSS-Fuzz ships a newer clang)
-# and libstdc++ with Debian's Abseil (OSS-Fuzz adds -stdlib=libc++; the image builds
-# Abseil from source, which fuzz/oss-fuzz-build.sh does when $SRC/abseil-cpp exists).
+# and libstdc++ (OSS-Fuzz adds -stdlib=libc++ and builds Abseil from source).
 # ccache (picked up by CMakeLists.txt) makes rebuilds fast; the first build compiles
 # the codec once more with these flags (several minutes on 2 cores).
 set -euo pipefail
 
 usage() {
-  echo "Usage: tools/oss-fuzz-sim.sh [--checks-only] [-h|--help]"
+  echo "Usage: tools/oss-fuzz-sim.sh [--checks-only | --negative-control] [-h|--help]"
   echo "Builds the fuzz targets as OSS-Fuzz does (.clusterfuzzlite/build.sh) without docker"
-  echo "into build/oss-fuzz-sim/out, then runs OSS-Fuzz's build checks and run_tests.sh."
-  echo "  --checks-only  skip the build; check the output of an earlier run"
+  echo "into build/oss-fuzz-sim/<sanitizer>/out, then runs OSS-Fuzz's build checks (each"
+  echo "target started in a bubblewrap sandbox holding only the out folder and the C/C++"
+  echo "runtime) and run_tests.sh."
+  echo "  --checks-only       skip the build; check the output of an earlier run"
+  echo "  --negative-control  only show that the sandbox and the NEEDED check reject a"
+  echo "                      target linked against a shared library (zlib)"
   echo "Environment: SANITIZER=address|undefined (default address), KWIRE_BUILD_JOBS (default 2),"
   echo "  KWIRE_OSS_FUZZ_SIM_DIR (default build/oss-fuzz-sim)"
 }
 checks_only=0
+negative_only=0
 for arg in "$@"; do
   case "$arg" in
     -h|--help) usage; exit 0 ;;
     --checks-only) checks_only=1 ;;
+    --negative-control) negative_only=1 ;;
     *) echo "oss-fuzz-sim: unknown argument '$arg'" >&2; usage >&2; exit 2 ;;
   esac
+done
+if [ $checks_only -eq 1 ] && [ $negative_only -eq 1 ]; then
+  echo "oss-fuzz-sim: --checks-only and --negative-control exclude each other" >&2; exit 2
+fi
+for tool in bwrap clang-14 objdump readelf file unzip; do
+  command -v "$tool" >/dev/null ||
+    { echo "oss-fuzz-sim: $tool not found (tools/install-deps.sh installs it)" >&2; exit 2; }
 done
 
 cd "$(dirname "$0")/.."
@@ -48,11 +82,15 @@ root=$(pwd)
 sim="${KWIRE_OSS_FUZZ_SIM_DIR:-$root/build/oss-fuzz-sim}"
 
 export SANITIZER="${SANITIZER:-address}"
-export FUZZING_ENGINE=libfuzzer
-export SRC="$sim/src" WORK="$sim/work" OUT="$sim/out"
+case "$SANITIZER" in
+  address|undefined) ;;
+  *) echo "oss-fuzz-sim: SANITIZER=$SANITIZER is not simulated (address, undefined)" >&2; exit 2 ;;
+esac
+export FUZZING_ENGINE=libfuzzer ARCHITECTURE=x86_64
+export SRC="$sim/src" WORK="$sim/$SANITIZER/work" OUT="$sim/$SANITIZER/out"
 if [ $checks_only -eq 1 ]; then
   [ -d "$OUT" ] || { echo "oss-fuzz-sim: --checks-only but no $OUT (run without it first)" >&2; exit 2; }
-else
+elif [ $negative_only -eq 0 ]; then
   rm -rf "$OUT"
 fi
 mkdir -p "$SRC" "$WORK" "$OUT"
@@ -66,7 +104,6 @@ ubsan_fatal="array-bounds,bool,builtin,enum,float-divide-by-zero,function,intege
 case "$SANITIZER" in
   address) san="-fsanitize=address -fsanitize-address-use-after-scope" ;;
   undefined) san="-fsanitize=$ubsan_checks -fno-sanitize-recover=$ubsan_fatal" ;;
-  *) echo "oss-fuzz-sim: SANITIZER=$SANITIZER is not simulated (address, undefined)"; exit 2 ;;
 esac
 export CFLAGS="$common $san -fsanitize=fuzzer-no-link"
 export CXXFLAGS="$CFLAGS"
@@ -75,23 +112,108 @@ export KWIRE_BUILD_JOBS="${KWIRE_BUILD_JOBS:-2}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-silence_unsigned_overflow=1:print_stacktrace=1}"
 
+# ---- The sandbox: what base-runner has. Only $OUT (read-only, as /out), the C/C++
+# runtime libraries (the list of fuzz/oss-fuzz-check-needed.sh), /proc, /dev and an empty
+# /tmp; no /usr/lib, no ld.so.cache, no network.
+runtime_libs="libc.so.6 libm.so.6 libpthread.so.0 libdl.so.2 librt.so.1 libstdc++.so.6 libgcc_s.so.1"
+libdir=/usr/lib/x86_64-linux-gnu
+sandbox=(bwrap --unshare-all --die-with-parent --new-session
+  --tmpfs /tmp --proc /proc --dev /dev --dir /usr/lib/x86_64-linux-gnu
+  --symlink usr/lib /lib --dir /lib64
+  --ro-bind "$(readlink -f /lib64/ld-linux-x86-64.so.2)" /lib64/ld-linux-x86-64.so.2)
+for lib in $runtime_libs; do
+  [ -e "$libdir/$lib" ] || { echo "oss-fuzz-sim: no $libdir/$lib" >&2; exit 2; }
+  sandbox+=(--ro-bind "$(readlink -f "$libdir/$lib")" "$libdir/$lib")
+done
+# in_sandbox <out dir> <command...>: runs the command with <out dir> as /out.
+in_sandbox() {
+  local out="$1"
+  shift
+  "${sandbox[@]}" --ro-bind "$out" /out --chdir /tmp "$@"
+}
+# check_start <binary in out dir> <log>: bad_build_check's check_engine and
+# check_startup_crash, in the sandbox. Prints what failed; exit status 1 then.
+check_start() {
+  local bin="$1" log="$2" edges
+  in_sandbox "$(dirname "$bin")" "/out/$(basename "$bin")" -seed=1337 -runs=4 >"$log" 2>&1 || true
+  if grep -q 'no interesting inputs were found' "$log"; then
+    echo "no coverage instrumentation (see $log)"; return 1
+  fi
+  if ! grep -q 'Done 4 runs' "$log"; then
+    echo "does not start in the sandbox (only /out and the C/C++ runtime): $(grep -m1 -i 'error' "$log" || tail -1 "$log")"
+    return 1
+  fi
+  edges=$(grep -Po 'INFO: Loaded [[:digit:]]+ module.*\(.*(counters|guards)\):[[:space:]]+\K[[:digit:]]+' "$log" | head -1)
+  if [ -z "$edges" ] || [ "$edges" -lt 100 ]; then
+    echo "only ${edges:-no} edges instrumented (bad_build_check wants >= 100)"; return 1
+  fi
+}
+
+# ---- Negative control: a target that needs a shared library other than the runtime.
+negative_control() {
+  local dir="$WORK/negative-control" bin msg rc=0
+  # The sandbox itself works (else every start would fail for another reason).
+  msg=$(in_sandbox "$WORK" /lib64/ld-linux-x86-64.so.2 --version 2>&1 | head -1) ||
+    { echo "   bwrap fails: $msg"; return 1; }
+  echo "   sandbox: $msg"
+  rm -rf "$dir"
+  mkdir -p "$dir/out"
+  bin="$dir/out/needs_libz_fuzzer"
+  cat >"$dir/needs_libz_fuzzer.c" <<'C'
+#include <stddef.h>
+#include <stdint.h>
+#include <zlib.h>
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  return (int)(crc32(0L, data, (uInt)size) & 0); /* calls into libz.so.1 */
+}
+C
+  # shellcheck disable=SC2086
+  clang-14 $CFLAGS -fsanitize=fuzzer "$dir/needs_libz_fuzzer.c" -o "$bin" -lz
+  echo "   negative control: ${bin#"$root"/}, linked with -lz (shared)"
+  if "$bin" -seed=1337 -runs=4 >"$dir/outside.log" 2>&1 && grep -q 'Done 4 runs' "$dir/outside.log"; then
+    echo "   outside the sandbox: starts (Done 4 runs)"
+  else
+    echo "   outside the sandbox: does not start (see $dir/outside.log): the control is broken"; rc=1
+  fi
+  if msg=$(check_start "$bin" "$dir/sandbox.log"); then
+    echo "   in the sandbox: starts: THE SANDBOX DOES NOT ISOLATE (see $dir/sandbox.log)"; rc=1
+  elif ! grep -q 'error while loading shared libraries: libz.so.1' "$dir/sandbox.log"; then
+    echo "   in the sandbox: fails, but not for libz.so.1: $msg"; rc=1
+  else
+    echo "   in the sandbox: rejected: $msg"
+  fi
+  if "$root/fuzz/oss-fuzz-check-needed.sh" "$bin" | sed 's/^/   /'; then
+    echo "   oss-fuzz-check-needed.sh accepted it: THE NEEDED CHECK IS BROKEN"; rc=1
+  fi
+  if [ $rc -eq 0 ]; then
+    echo "   negative control ok: both checks reject a target that needs libz.so.1"
+  fi
+  return $rc
+}
+
+echo "== oss-fuzz-sim: negative control (sandbox and NEEDED check) =="
+negative_control || { echo "oss-fuzz-sim: negative control failed"; exit 1; }
+[ $negative_only -eq 0 ] || exit 0
+
 start=$(date +%s)
+log="$sim/$SANITIZER/build.log"
 if [ $checks_only -eq 0 ]; then
-  echo "== oss-fuzz-sim: building ($SANITIZER) with .clusterfuzzlite/build.sh (log: $sim/build.log) =="
+  echo "== oss-fuzz-sim: building ($SANITIZER) with .clusterfuzzlite/build.sh (log: $log) =="
   # Ninja's progress lines ([done/total] ...) on the terminal, everything in the log.
   set +e
-  nice "$root/.clusterfuzzlite/build.sh" 2>&1 | tee "$sim/build.log" |
-    { grep --line-buffered -E '^\[[0-9]+/[0-9]+\]' | cut -c1-120 | sed -u 's/^/   /' || true; }
+  nice "$root/.clusterfuzzlite/build.sh" 2>&1 | tee "$log" |
+    { grep --line-buffered -E '^\[[0-9]+/[0-9]+\]|^oss-fuzz-build: [a-z-]+: |^oss-fuzz-build: [a-z-]+ from ' |
+      stdbuf -oL cut -c1-120 | sed -u 's/^/   /' || true; }
   build_rc=${PIPESTATUS[0]}
   set -e
   if [ "$build_rc" -ne 0 ]; then
-    tail -40 "$sim/build.log"; echo "oss-fuzz-sim: build failed (log: $sim/build.log)"; exit 1
+    tail -40 "$log"; echo "oss-fuzz-sim: build failed (log: $log)"; exit 1
   fi
-  echo "   built in $(( $(date +%s) - start ))s (log: $sim/build.log)"
-  grep 'skipping corpus/' "$sim/build.log" | sed 's/^/   /' || true
+  echo "   built in $(( $(date +%s) - start ))s (log: $log)"
+  grep 'skipping corpus/' "$log" | sed 's/^/   /' || true
 fi
 
-echo "== oss-fuzz-sim: build checks on $OUT =="
+echo "== oss-fuzz-sim: build checks on $OUT ($SANITIZER; targets started in the sandbox) =="
 targets=$(sed -n '/^set(KWIRE_FUZZERS/,/^)/p' fuzz/CMakeLists.txt | grep -o '[a-z_]*_fuzzer')
 failures=0
 fail() { echo "   FAIL $1: $2"; failures=$((failures + 1)); }
@@ -99,25 +221,35 @@ for t in $targets; do
   failed_before=$failures
   bin="$OUT/$t"
   if [ ! -x "$bin" ]; then fail "$t" "no executable in \$OUT"; continue; fi
+  file -L "$bin" | grep -q 'x86-64' || fail "$t" "not an x86-64 binary: $(file -L "$bin")"
   syms=$(nm "$bin" 2>/dev/null || true)
   grep -q '__sanitizer_cov_\(trace_pc_guard\|8bit_counters_init\|pcs_init\)' <<<"$syms" ||
     fail "$t" "no sanitizer coverage instrumentation"
   grep -q 'LLVMFuzzerTestOneInput' <<<"$syms" || fail "$t" "no LLVMFuzzerTestOneInput"
+  needed=$("$root/fuzz/oss-fuzz-check-needed.sh" "$bin") || fail "$t" "${needed#*FAIL }"
+  # bad_build_check's check_mixed_sanitizers: calls to each sanitizer's runtime.
+  read -r asan ubsan msan dfsan < <(objdump -dC "$bin" | awk '
+    /callq?[ \t]+[0-9a-f]+[ \t]+<__asan/ {a++} /callq?[ \t]+[0-9a-f]+[ \t]+<__ubsan/ {u++}
+    /callq?[ \t]+[0-9a-f]+[ \t]+<__msan/ {m++} /callq?[ \t]+[0-9a-f]+[ \t]+<__dfsan/ {d++}
+    END {print a+0, u+0, m+0, d+0}')
+  [ "$msan" -le 3 ] || fail "$t" "$msan MSan calls (bad_build_check: <= 3 outside MSan builds)"
+  [ "$dfsan" -eq 0 ] || fail "$t" "$dfsan DFSan calls (bad_build_check: none outside DFSan builds)"
   case "$SANITIZER" in
     address)
-      [ "$(grep -c '__asan_report' <<<"$syms")" -gt 0 ] || fail "$t" "not ASan-instrumented"
+      [ "$asan" -ge 1000 ] || fail "$t" "$asan ASan calls (bad_build_check: >= 1000 in an ASan build)"
+      [ "$ubsan" -le 200 ] || fail "$t" "$ubsan UBSan calls (bad_build_check: <= 200 in an ASan build)"
       ;;
     undefined)
-      grep -q '__ubsan_handle' <<<"$syms" || fail "$t" "not UBSan-instrumented"
-      ! grep -q '__asan_report_load' <<<"$syms" || fail "$t" "ASan in a UBSan build"
+      [ "$ubsan" -ge 168 ] || fail "$t" "$ubsan UBSan calls (bad_build_check: >= 168 in an UBSan build)"
+      [ "$asan" -eq 0 ] || fail "$t" "$asan ASan calls (bad_build_check: none in an UBSan build)"
       ;;
   esac
   scratch="$WORK/check/$t"
   rm -rf "$scratch"
-  mkdir -p "$scratch/empty" "$scratch/seeds"
-  "$bin" -runs=4 "$scratch/empty" >"$scratch/startup.log" 2>&1 ||
-    fail "$t" "does not start or run 4 inputs (see $scratch/startup.log)"
+  mkdir -p "$scratch/seeds"
+  msg=$(check_start "$bin" "$scratch/startup.log") || fail "$t" "$msg"
   zip="$OUT/${t}_seed_corpus.zip"
+  n=0
   if [ ! -s "$zip" ]; then
     fail "$t" "no ${t}_seed_corpus.zip"
   else
@@ -130,12 +262,14 @@ for t in $targets; do
       long=$(find "$scratch/seeds" -type f -size +"${max_len}"c -printf '%f (%s bytes) ')
       [ -z "$long" ] || fail "$t" "seeds longer than max_len $max_len in ${t}_seed_corpus.zip: $long"
     fi
-    "$bin" -runs=0 "$scratch/seeds" >"$scratch/seeds.log" 2>&1 ||
-      fail "$t" "a seed fails (see $scratch/seeds.log)"
+    # As run_fuzzer does: the seeds unpacked next to the target, in the sandbox.
+    in_sandbox "$OUT" --ro-bind "$scratch/seeds" "/tmp/${t}_corpus" \
+      "/out/$t" -runs=0 -rss_limit_mb=2560 -timeout=25 "/tmp/${t}_corpus" >"$scratch/seeds.log" 2>&1 ||
+      fail "$t" "a seed fails in the sandbox (see $scratch/seeds.log)"
   fi
   if [ -f "$OUT/$t.dict" ]; then
     # shellcheck disable=SC2015  # fail when the run fails or the log has a parse error
-    "$bin" -runs=0 -dict="$OUT/$t.dict" "$scratch/empty" >"$scratch/dict.log" 2>&1 &&
+    in_sandbox "$OUT" "/out/$t" -runs=0 -dict="/out/$t.dict" >"$scratch/dict.log" 2>&1 &&
       ! grep -q 'ParseDictionaryFile' "$scratch/dict.log" ||
       fail "$t" "dictionary does not parse (see $scratch/dict.log)"
   else
@@ -143,14 +277,16 @@ for t in $targets; do
   fi
   grep -q '^\[libfuzzer\]' "$OUT/$t.options" 2>/dev/null || fail "$t" "no $t.options with [libfuzzer]"
   [ $failures -eq $failed_before ] || continue
-  printf '   ok   %-24s %6s KB, %5s seeds, %s\n' "$t" "$(( $(stat -c %s "$bin") / 1024 ))" \
-    "${n:-0}" "$(grep -m1 -o 'INITED cov: [0-9]* ft: [0-9]*' "$scratch/seeds.log" || echo '?')"
+  printf '   ok   %-22s %6s KB, %4s seeds, %s, calls asan %s ubsan %s, NEEDED: %s\n' "$t" \
+    "$(( $(stat -c %s "$bin") / 1024 ))" "$n" \
+    "$(grep -m1 -o 'INITED cov: [0-9]* ft: [0-9]*' "$scratch/seeds.log" || echo '?')" \
+    "$asan" "$ubsan" "${needed#*NEEDED: }"
 done
 echo "== oss-fuzz-sim: oss-fuzz/projects/kwire/run_tests.sh =="
 "$root/oss-fuzz/projects/kwire/run_tests.sh" 2>&1 | sed 's/^/   /' ||
   fail run_tests.sh "corpus replay failed"
 if [ $failures -gt 0 ]; then
-  echo "oss-fuzz-sim: $failures check(s) failed"
+  echo "oss-fuzz-sim: $failures check(s) failed ($SANITIZER)"
   exit 1
 fi
-echo "oss-fuzz-sim: all build checks passed ($(( $(date +%s) - start ))s)"
+echo "oss-fuzz-sim: all build checks passed ($SANITIZER, $(( $(date +%s) - start ))s)"

@@ -28,7 +28,7 @@
 #   Environment: SRC OUT (as in the OSS-Fuzz image), WORK (optional scratch space),
 #   KWIRE_SRC (kwire checkout, default $SRC/kwire).
 # Outside docker, after tools/oss-fuzz-sim.sh:
-#   SRC=build/oss-fuzz-sim/src OUT=build/oss-fuzz-sim/out oss-fuzz/projects/kwire/run_tests.sh
+#   SRC=build/oss-fuzz-sim/src OUT=build/oss-fuzz-sim/address/out oss-fuzz/projects/kwire/run_tests.sh
 set -o pipefail
 
 usage() {
@@ -39,7 +39,7 @@ Replays every file of $SRC/kwire/corpus through every fuzz target in $OUT (libFu
 Environment: SRC, OUT (set by the OSS-Fuzz image), WORK (scratch, default /tmp),
 KWIRE_SRC (kwire checkout, default $SRC/kwire).
 Outside docker, after tools/oss-fuzz-sim.sh:
-  SRC=build/oss-fuzz-sim/src OUT=build/oss-fuzz-sim/out oss-fuzz/projects/kwire/run_tests.sh
+  SRC=build/oss-fuzz-sim/src OUT=build/oss-fuzz-sim/address/out oss-fuzz/projects/kwire/run_tests.sh
 USAGE
 }
 case "${1:-}" in
