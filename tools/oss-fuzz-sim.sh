@@ -78,7 +78,7 @@ for tool in bwrap clang-14 objdump readelf file unzip; do
 done
 
 cd "$(dirname "$0")/.."
-root=$(pwd)
+root=$(pwd -P)
 sim="${KWIRE_OSS_FUZZ_SIM_DIR:-$root/build/oss-fuzz-sim}"
 
 export SANITIZER="${SANITIZER:-address}"
@@ -95,6 +95,11 @@ elif [ $negative_only -eq 0 ]; then
 fi
 mkdir -p "$SRC" "$WORK" "$OUT"
 ln -sfn "$root" "$SRC/kwire"
+# The build script reads the checkout through its real path rather than the $SRC/kwire
+# link: CMakeLists.txt gives ccache CCACHE_BASEDIR=<source dir>, and the work folders
+# are under it, so every path ccache hashes is relative and a fresh clone anywhere
+# (CI's) reuses the objects of an earlier run.
+export KWIRE_SRC="$root"
 
 # Flags as in OSS-Fuzz's base-clang/base-builder images (compile_* scripts).
 export CC=clang-14 CXX=clang++-14

@@ -104,8 +104,11 @@ TEST(DecodeIntoAllocations, SmallerThenLargerFrameFitsTheGrownMessage) {
 // default) reuses its per-thread scratch record: nothing is allocated once grown. Produce
 // v3+ carries exactly one batch per partition (codec/records/README.md), so: 12
 // partitions of one batch each.
-TEST(DecodeIntoAllocations, ProduceWithRecordsCopiedAndValidated) {
-  constexpr int32_t kPartitions = 12;
+constexpr int32_t kPartitions = 12;
+
+// A Produce request of kPartitions partitions, one batch of records_testing's sample
+// records each.
+ProduceRequest Produce12Partitions() {
   ProduceRequest m;
   m.acks = -1;
   m.timeout_ms = 30000;
@@ -119,6 +122,11 @@ TEST(DecodeIntoAllocations, ProduceWithRecordsCopiedAndValidated) {
         records_testing::Header(Compression::kNone, 100 + 10 * p), records_testing::SampleRecords());
     partition.records = Records{std::string(batch.begin(), batch.end())};
   }
+  return m;
+}
+
+TEST(DecodeIntoAllocations, ProduceWithRecordsCopiedAndValidated) {
+  const ProduceRequest m = Produce12Partitions();
   absl::StatusOr<std::vector<uint8_t>> frame = EncodeRequestFrame(9, 1, "c", m);
   ASSERT_TRUE(frame.ok()) << frame.status();
   TypedRequestFrame<ProduceRequest> f;
@@ -129,6 +137,27 @@ TEST(DecodeIntoAllocations, ProduceWithRecordsCopiedAndValidated) {
               kPartitions, n);
   EXPECT_EQ(n, 0u);
   EXPECT_TRUE(f.body == m);
+}
+
+// Encode sized once (issue 16 item 3): EncodeRequestFrame writes into this thread's
+// scratch Writer and returns a vector of exactly the frame's size: one allocation per
+// call once the scratch has grown (a fresh Writer grew its buffer about nine times).
+TEST(EncodeAllocations, EncodeRequestFrameAllocatesOnlyItsResult) {
+  const ProduceRequest m = Produce12Partitions();
+  const absl::StatusOr<std::vector<uint8_t>> first = EncodeRequestFrame(9, 1, "c", m);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->capacity(), first->size());
+  absl::StatusOr<std::vector<uint8_t>> again;
+  EXPECT_EQ(AllocationsDuring([&] { again = EncodeRequestFrame(9, 1, "c", m); }), 1u);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *first);
+  EXPECT_EQ(again->capacity(), again->size());
+  // What a reused Writer gets, byte for byte.
+  TypedRequestFrame<ProduceRequest> decoded;
+  ASSERT_TRUE(DecodeRequestFrameInto(*first, &decoded).ok());
+  Writer w;
+  ASSERT_TRUE(AppendRequestFrame(decoded.header, decoded.body, &w).ok());
+  EXPECT_EQ(std::vector<uint8_t>(w.bytes().begin(), w.bytes().end()), *first);
 }
 
 }  // namespace
