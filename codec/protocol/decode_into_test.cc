@@ -86,6 +86,13 @@ TEST(DecodeInto, EveryApiEveryVersionEqualsAFreshDecode) {
         frame_testing::FixSizePrefix(cut);
         const absl::Status s = c.request() ? DecodeInto(c, cut, request_header, body)
                                            : DecodeInto(c, cut, response_header, body);
+        // The verdict (kind, offset, field path, detail) is a fresh decode's, whatever
+        // the message held.
+        const absl::Status fresh_cut =
+            c.request() ? DecodeRequestFrame(cut).status()
+                        : DecodeResponseFrame(cut, c.api->api_key, c.version).status();
+        EXPECT_EQ(s.ok(), fresh_cut.ok());
+        EXPECT_EQ(ErrorOf(s), ErrorOf(fresh_cut));
         if (!s.ok()) ++failures_before;
       }
       const absl::Status s = c.request() ? DecodeInto(c, frame, request_header, body)
