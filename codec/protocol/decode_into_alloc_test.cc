@@ -160,5 +160,33 @@ TEST(EncodeAllocations, EncodeRequestFrameAllocatesOnlyItsResult) {
   EXPECT_EQ(std::vector<uint8_t>(w.bytes().begin(), w.bytes().end()), *first);
 }
 
+// The scratch is not kept above 1 MiB, whether the large frame's encode succeeds (its
+// buffer is handed over) or fails past that point (its buffer is dropped).
+TEST(EncodeAllocations, ScratchNotKeptAfterALargeFrame) {
+  ProduceRequest m;
+  m.acks = -1;
+  m.topic_data.resize(2);
+  m.topic_data[0].name = "big";
+  m.topic_data[0].partition_data.resize(1);
+  const std::string value(3 << 19, 'v');  // 1.5 MiB
+  const std::vector<uint8_t> batch = records_testing::Encode(
+      records_testing::Header(Compression::kNone, 0), {records_testing::Rec("k", value)});
+  m.topic_data[0].partition_data[0].records = Records{std::string(batch.begin(), batch.end())};
+  m.topic_data[1].name = "bad\xff";  // not UTF-8: fails after the 1.5 MiB of records
+  // Heap held now beyond what was held before (negative: the earlier, smaller scratch
+  // was given up too).
+  const int64_t live_before = static_cast<int64_t>(heap_testing::g_live.load());
+  auto grown = [&] { return static_cast<int64_t>(heap_testing::g_live.load()) - live_before; };
+  const absl::StatusOr<std::vector<uint8_t>> failed = EncodeRequestFrame(9, 1, "c", m);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_LT(grown(), int64_t{1} << 20);
+  m.topic_data[1].name = "ok";
+  absl::StatusOr<std::vector<uint8_t>> large = EncodeRequestFrame(9, 1, "c", m);
+  ASSERT_TRUE(large.ok()) << large.status();
+  EXPECT_GT(large->size(), size_t{3} << 19);
+  large = absl::InternalError("released");  // the frame itself freed
+  EXPECT_LT(grown(), int64_t{1} << 20);
+}
+
 }  // namespace
 }  // namespace kwire

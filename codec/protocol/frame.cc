@@ -280,6 +280,8 @@ absl::StatusOr<std::vector<uint8_t>> EncodeFrameSizedOnce(
   scratch.set_options(options);
   absl::Status s = append(&scratch);
   if (!s.ok()) {
+    // A failure past kKeepScratchBytes drops the buffer, as a success would hand it over.
+    if (scratch.size() > kKeepScratchBytes) (void)scratch.Release();
     scratch.Clear();
     return s;
   }
