@@ -2,7 +2,7 @@
 //
 // Written once, like the codec's own visitors (codec/schema/fill.h): a visitor over the
 // FieldSpec list of every generated struct (VisitFields), instantiated per message type
-// in the generated fuzz/mutate_table_*.cc shards (fuzz/gen_mutate_table.py) and reached
+// in the generated mutate_table_*.cc shards (tools/gen_ops_table.py) and reached
 // at run time through FindMutateOps(spec).
 //
 // One mutation picks one "site" uniformly among all sites of a message at its version:
@@ -636,7 +636,7 @@ constexpr MutateOps MakeMutateOps() {
 }
 
 /// The MutateOps of the message type described by `spec` (every request, response and
-/// header type), or nullptr. Defined by fuzz/mutate_table.cc over the generated shards.
+/// header type), or nullptr. Defined by the generated mutate_table.cc over its shards.
 const MutateOps* FindMutateOps(const MessageSpec* spec);
 
 }  // namespace kwire::fuzz

@@ -28,6 +28,8 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools python3-scipy
   # core library
   libabsl-dev
+  # the JSON mapping of the CLI and the conformance suite (tools/json)
+  nlohmann-json3-dev
   # record batches: CRC-32C and the four compression codecs
   libisal-dev libboost-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   # benchmark-only reference implementation (protobuf varints)

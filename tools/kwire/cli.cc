@@ -21,6 +21,7 @@
 #include "codec/protocol/minimal.h"
 #include "codec/protocol/registry.h"
 #include "conformance/check.h"
+#include "tools/json/json.h"
 #if KWIRE_HAVE_RECORDS_PRINT
 #include "codec/records/print_records.h"
 #endif
@@ -39,7 +40,9 @@ constexpr const char* kMainUsage =
     "  apis           list every API: key, name, request/response versions, first flexible\n"
     "                 version, versions removed in Kafka 4.0 (KIP-896), unstable versions\n"
     "  minimal        print the documented minimal frame of an API version as hex\n"
-    "  decode         decode a frame read from stdin and print its re-encoding\n"
+    "  decode         decode a frame read from stdin and print its re-encoding (or, with\n"
+    "                 --json, the message as JSON)\n"
+    "  encode         encode frames given as JSON (conformance/FORMAT.md) and print them\n"
     "  explain        print the object tree and byte layout of a frame read from stdin\n"
     "  conformance    run the conformance vectors (decode, byte-identical re-encode,\n"
     "                 minimal instance, seed trees); JUnit / JSON reports\n"
@@ -68,10 +71,12 @@ constexpr const char* kMinimalUsage =
 constexpr const char* kDecodeUsage =
     "usage: kwire decode <request|response> [--api K --version V | --requests FILE]\n"
     "                    [--binary] [--quirks LIST] [--records validate|opaque] [--quiet]\n"
+    "                    [--json]\n"
     "\n"
     "Reads frames (size prefix included, any number back to back) from stdin: hex\n"
     "(whitespace ignored), or raw bytes with --binary. For each frame prints its\n"
-    "re-encoding as hex on stdout and a summary on stderr, e.g.\n"
+    "re-encoding as hex on stdout (with --json: one line of JSON per frame instead, see\n"
+    "below) and a summary on stderr, e.g.\n"
     "  ProduceRequest v9, request header v2, 138 bytes, re-encoding identical\n"
     "Exits 0 when every frame decodes and re-encodes to the same bytes; 1 otherwise,\n"
     "with the precise error (e.g. \"truncated at byte 17 in\n"
@@ -102,7 +107,33 @@ constexpr const char* kDecodeUsage =
     "                   any-struct-marker, invalid-utf8 (default: strict); they apply inside\n"
     "                   records too\n"
     "  --records MODE   validate (default) or opaque: keep records fields unexamined\n"
-    "  --quiet          no summary lines (errors are still printed)\n";
+    "  --quiet          no summary lines (errors are still printed)\n"
+    "  --json           print each frame as one line of JSON in the mapping of\n"
+    "                   conformance/FORMAT.md: {\"api_key\", \"api_name\", \"version\",\n"
+    "                   \"direction\", \"header_version\", \"header\", \"body\", \"frame\"\n"
+    "                   (its hex)}; `kwire encode` turns it back into the frame\n";
+
+constexpr const char* kEncodeUsage =
+    "usage: kwire encode [--binary]\n"
+    "\n"
+    "Reads frames described as JSON from stdin (one object per line, JSON Lines, or one\n"
+    "object over several lines) in the mapping of conformance/FORMAT.md:\n"
+    "  {\"api_key\": 3, \"version\": 12, \"direction\": \"request\",\n"
+    "   \"header\": {\"CorrelationId\": 7, \"ClientId\": \"me\"},\n"
+    "   \"body\": {\"Topics\": null, \"AllowAutoTopicCreation\": false}}\n"
+    "and prints each frame (size prefix, header, body) as a line of hex on stdout, or the\n"
+    "raw bytes with --binary. Fields left out take their default value; a field that does\n"
+    "not exist at the version, a value of the wrong type or range, or null where the\n"
+    "field is not nullable is an error naming its JSON path. \"api_name\" and\n"
+    "\"header_version\", when given, must agree with the API; other members (a\n"
+    "conformance vector's id, frame, ...) are ignored, and `kwire decode --json` output\n"
+    "encodes back to the same frame.\n"
+    "Exits 0 when every object encodes, 1 otherwise (each error names the object's line).\n"
+    "\n"
+    "example: kwire minimal 41 3 request | kwire decode request --json --quiet | kwire encode\n"
+    "\n"
+    "options:\n"
+    "  --binary         write raw frames instead of hex lines\n";
 
 constexpr const char* kExplainUsage =
     "usage: kwire explain <request|response> [--api K --version V | --requests FILE]\n"
@@ -397,6 +428,7 @@ struct FrameInput {
   std::optional<int16_t> version;  // --version
   uint32_t quirks = 0;
   RecordsMode records = RecordsMode::kValidate;  // --records
+  bool json = false;                             // --json (decode)
   std::vector<uint8_t> bytes;
 };
 
@@ -609,6 +641,7 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
   options.decode.quirks = f.quirks;
   options.records_mode = f.records;
   absl::StatusOr<std::vector<uint8_t>> again;
+  absl::StatusOr<Json> json = Json();
   std::string what;
   if (f.dir == Direction::kRequest) {
     auto frame = DecodeRequestFrame(bytes, options);
@@ -622,6 +655,7 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
     what = absl::StrFormat("%s v%d, request header v%d", frame->body.spec().name,
                            frame->api_version(), frame->header_version);
     again = EncodeRequestFrame(frame->header, frame->body, EncodeOptions{f.quirks});
+    if (f.json) json = RequestFrameToJson(*frame);
   } else {
     int16_t key = 0, version = 0;
     std::string error;
@@ -638,13 +672,24 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
                            frame->header_version);
     again = EncodeResponseFrame(frame->header, key, version, frame->body,
                                 EncodeOptions{f.quirks});
+    if (f.json) json = ResponseFrameToJson(*frame, key, version);
   }
   if (!again.ok()) {
     err << "kwire decode: " << prefix << what
         << " decoded, but re-encoding failed: " << again.status().message() << "\n";
     return false;
   }
-  out << Hex(*again) << "\n";
+  if (!json.ok()) {
+    err << "kwire decode: " << prefix << what
+        << " decoded, but has no JSON form: " << json.status().message() << "\n";
+    return false;
+  }
+  if (f.json) {
+    (*json)["frame"] = Hex(bytes);
+    out << json->dump() << "\n";
+  } else {
+    out << Hex(*again) << "\n";
+  }
   if (!std::equal(again->begin(), again->end(), bytes.begin(), bytes.end())) {
     size_t i = 0;
     while (i < again->size() && i < bytes.size() && (*again)[i] == bytes[i]) ++i;
@@ -662,6 +707,7 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
 int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err, Usage& u) {
   FrameInput f;
   if (int rc = ReadFrameInput(a, in, err, "decode", f, u); rc >= 0) return rc;
+  f.json = a.flags.count("json") > 0;
   CorrelationMap map;
   const CorrelationMap* use = nullptr;
   if (int rc = LoadRequests(a, f, err, "decode", map, use, u); rc >= 0) return rc;
@@ -678,6 +724,56 @@ int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err
                            good);
   }
   return good == frames.size() && split_error.empty() ? kExitOk : kExitFailure;
+}
+
+// The JSON objects of `text`: the whole text when it is one JSON value, else one per
+// non-blank line (JSON Lines). Each with its 1-based line number.
+struct JsonInput {
+  size_t line;
+  std::string text;
+};
+std::vector<JsonInput> SplitJsonInput(const std::string& text) {
+  if (Json::accept(text)) return {{1, text}};
+  std::vector<JsonInput> out;
+  size_t line = 1, start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string piece = text.substr(start, end - start);
+    if (piece.find_first_not_of(" \t\r") != std::string::npos) out.push_back({line, piece});
+    ++line;
+    start = end + 1;
+  }
+  return out;
+}
+
+int Encode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err, Usage& u) {
+  if (!RequireNoPositional(a, 0, u)) return kExitUsage;
+  const bool binary = a.flags.count("binary") > 0;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<JsonInput> inputs = SplitJsonInput(text);
+  if (inputs.empty()) {
+    err << "kwire encode: no input: expected JSON objects on stdin (kwire encode --help)\n";
+    return kExitFailure;
+  }
+  size_t good = 0;
+  for (const JsonInput& input : inputs) {
+    const Json j = Json::parse(input.text, nullptr, /*allow_exceptions=*/false);
+    absl::StatusOr<std::vector<uint8_t>> frame =
+        j.is_discarded() ? absl::InvalidArgumentError("not valid JSON") : FrameFromJson(j);
+    if (!frame.ok()) {
+      err << "kwire encode: line " << input.line << ": " << frame.status().message() << "\n";
+      continue;
+    }
+    if (binary) {
+      out.write(reinterpret_cast<const char*>(frame->data()),
+                static_cast<std::streamsize>(frame->size()));
+    } else {
+      out << Hex(*frame) << "\n";
+    }
+    ++good;
+  }
+  return good == inputs.size() ? kExitOk : kExitFailure;
 }
 
 int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& err, Usage& u) {
@@ -825,7 +921,8 @@ const std::vector<Command>& Commands() {
       {"apis", kApisUsage, {}, {}},
       {"minimal", kMinimalUsage, {}, {}},
       {"decode", kDecodeUsage, {"api", "version", "quirks", "records", "requests"},
-       {"binary", "quiet"}},
+       {"binary", "quiet", "json"}},
+      {"encode", kEncodeUsage, {}, {"binary"}},
       {"explain", kExplainUsage, {"api", "version", "quirks", "records", "requests", "width"},
        {"binary", "show-secrets"}},
       {"conformance", kConformanceUsage, {"expected-failures", "junit", "json"}, {}},
@@ -894,6 +991,8 @@ int Run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     rc = Minimal(a, out, err, u);
   else if (name == "decode")
     rc = Decode(a, in, out, err, u);
+  else if (name == "encode")
+    rc = Encode(a, in, out, err, u);
   else if (name == "explain")
     rc = Explain(a, in, out, err, u);
   else

@@ -49,7 +49,7 @@ TEST(KwireCli, MainUsage) {
 }
 
 TEST(KwireCli, EveryCommandHasHelp) {
-  for (const char* cmd : {"apis", "minimal", "decode", "explain", "conformance"}) {
+  for (const char* cmd : {"apis", "minimal", "decode", "encode", "explain", "conformance"}) {
     const Outcome o = Kwire({cmd, "--help"});
     EXPECT_EQ(o.rc, kExitOk) << cmd;
     EXPECT_THAT(o.out, StartsWith(std::string("usage: kwire ") + cmd)) << cmd;
@@ -434,6 +434,73 @@ TEST(KwireCli, Conformance) {
   // Default directory (the source tree's, in a build tree).
   EXPECT_EQ(Kwire({"conformance"}).rc, kExitOk);
   EXPECT_EQ(Kwire({"conformance", "/nonexistent/dir"}).rc, kExitUsage);
+}
+
+// decode --json prints the mapping of conformance/FORMAT.md; encode turns it back into
+// the frame, for every vector of minimal.txt (requests and responses).
+TEST(KwireCli, DecodeJsonEncodeRoundTrip) {
+  const Outcome d = Kwire({"decode", "request", "--json"}, kDdt3Request);
+  EXPECT_EQ(d.rc, kExitOk) << d.err;
+  EXPECT_EQ(d.out,
+            R"({"api_key":41,"api_name":"DescribeDelegationToken","version":3,)"
+            R"("direction":"request","header_version":2,"header":{"RequestApiKey":41,)"
+            R"("RequestApiVersion":3,"CorrelationId":0,"ClientId":""},)"
+            R"("body":{"Owners":[{"PrincipalType":"","PrincipalName":""}]},)"
+            R"("frame":"0000001000290003000000000000000201010000"})"
+            "\n");
+  const Outcome e = Kwire({"encode"}, d.out);
+  EXPECT_EQ(e.rc, kExitOk) << e.err;
+  EXPECT_EQ(e.out, std::string(kDdt3Request) + "\n");
+  const Outcome b = Kwire({"encode", "--binary"}, d.out);
+  EXPECT_EQ(b.rc, kExitOk);
+  EXPECT_EQ(b.out.size(), 20u);
+
+  std::ifstream in(std::string(KWIRE_TEST_VECTORS_DIR) + "/minimal.txt");
+  std::string line;
+  size_t n = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string key, name, version, dir, size, hex;
+    fields >> key >> name >> version >> dir >> size >> hex;
+    std::vector<std::string> args{"decode", dir, "--json", "--quiet"};
+    if (dir == "response") args.insert(args.end(), {"--api", key, "--version", version});
+    const Outcome j = Kwire(args, hex);
+    ASSERT_EQ(j.rc, kExitOk) << line << j.err;
+    const Outcome f = Kwire({"encode"}, j.out);
+    ASSERT_EQ(f.rc, kExitOk) << line << f.err;
+    EXPECT_EQ(f.out, hex + "\n") << j.out;
+    ++n;
+  }
+  EXPECT_EQ(n, 608u);
+}
+
+TEST(KwireCli, EncodeErrors) {
+  // Several objects, one per line: the good ones are printed, each bad one names its line.
+  const std::string good =
+      R"({"api_key": 41, "version": 3, "direction": "request", "header": {}, "body": {}})";
+  const Outcome o = Kwire(
+      {"encode"},
+      good + "\n\n" +
+          R"({"api_key": 41, "version": 3, "direction": "request", "header": {}, "body": {"Owners": 1}})"
+          "\n{oops\n" +
+          R"({"api_key": 41, "version": 9, "direction": "request", "header": {}, "body": {}})"
+          "\n");
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_EQ(o.out, "0000000d00290003000000000000000100\n");
+  EXPECT_EQ(o.err,
+            "kwire encode: line 3: body.Owners: expected an array\n"
+            "kwire encode: line 4: not valid JSON\n"
+            "kwire encode: line 5: DescribeDelegationTokenRequest has no version 9\n");
+  EXPECT_EQ(Kwire({"encode"}, "").rc, kExitFailure);
+  EXPECT_EQ(Kwire({"encode", "extra"}, good).rc, kExitUsage);
+  EXPECT_EQ(Kwire({"encode", "--hex"}, good).rc, kExitUsage);
+  // One object over several lines is one frame.
+  const Outcome multi = Kwire({"encode"}, "{\"api_key\": 41,\n \"version\": 3,\n"
+                                          " \"direction\": \"request\", \"header\": {},"
+                                          " \"body\": {}}\n");
+  EXPECT_EQ(multi.rc, kExitOk) << multi.err;
+  EXPECT_EQ(multi.out, "0000000d00290003000000000000000100\n");
 }
 
 // Expected failures: a listed vector that fails is expected; one that passes is an error;

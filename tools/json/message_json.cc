@@ -1,0 +1,274 @@
+// Scalars of the JSON mapping (conformance/FORMAT.md) and the checks shared by every
+// message type; the per-type visitors are in message_json.h.
+#include "tools/json/message_json.h"
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+
+namespace kwire::json_internal {
+namespace {
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+constexpr uint64_t kCanonicalNan = 0x7ff8000000000000ull;
+
+int HexValue(char ch) {
+  if (ch >= '0' && ch <= '9') return ch - '0';
+  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+  return -1;
+}
+
+// Hex text → bytes; false on odd length or a non-hex character.
+bool ParseHex(std::string_view s, std::string& out) {
+  if (s.size() % 2 != 0) return false;
+  out.resize(s.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = HexValue(s[2 * i]);
+    const int lo = HexValue(s[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out[i] = static_cast<char>(hi << 4 | lo);
+  }
+  return true;
+}
+
+const char* TypeName(const Json& j) { return j.type_name(); }
+
+// An integer JSON number within [lo, hi].
+template <class T>
+bool IntFromJson(Context& c, const Json& j, T& v, const char* kafka_type) {
+  if (j.is_number_unsigned()) {
+    const uint64_t u = j.get<uint64_t>();
+    if (u <= static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+      v = static_cast<T>(u);
+      return true;
+    }
+  } else if (j.is_number_integer()) {
+    const int64_t i = j.get<int64_t>();
+    if (i >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+        (i < 0 || static_cast<uint64_t>(i) <= static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
+      v = static_cast<T>(i);
+      return true;
+    }
+  } else {
+    c.Fail(absl::StrCat("expected an ", kafka_type, " number, got ", TypeName(j)));
+    return false;
+  }
+  c.Fail(absl::StrCat(j.dump(), " is out of range for ", kafka_type));
+  return false;
+}
+
+}  // namespace
+
+void Context::Fail(std::string_view what) {
+  if (!error.empty()) return;
+  error = path.empty() ? std::string(what) : absl::StrCat(path, ": ", std::string(what));
+}
+
+Context::Scope::Scope(Context& ctx, std::string_view name) : c(ctx), size(ctx.path.size()) {
+  if (!c.path.empty()) c.path += '.';
+  c.path.append(name.data(), name.size());
+}
+
+Context::Scope::Scope(Context& ctx, size_t index) : c(ctx), size(ctx.path.size()) {
+  absl::StrAppend(&c.path, "[", index, "]");
+}
+
+Json Int64ToJson(int64_t v) { return Json(absl::StrCat(v)); }
+
+Json Float64ToJson(double v) {
+  if (std::isfinite(v)) return Json(v);  // shortest form that reads back to the same bits
+  if (std::isinf(v)) return Json(v > 0 ? "Infinity" : "-Infinity");
+  const uint64_t bits = std::bit_cast<uint64_t>(v);
+  if (bits == kCanonicalNan) return Json("NaN");
+  std::string s = "NaN:0x";
+  for (int shift = 60; shift >= 0; shift -= 4) s += kHexDigits[(bits >> shift) & 0xf];
+  return Json(std::move(s));
+}
+
+Json UuidToJson(const Uuid& u) {
+  return HexToJson(std::string_view(reinterpret_cast<const char*>(u.bytes.data()), u.bytes.size()));
+}
+
+Json HexToJson(std::string_view bytes) {
+  std::string s;
+  s.resize(bytes.size() * 2);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const auto b = static_cast<uint8_t>(bytes[i]);
+    s[2 * i] = kHexDigits[b >> 4];
+    s[2 * i + 1] = kHexDigits[b & 0xf];
+  }
+  return Json(std::move(s));
+}
+
+void FromJson(Context& c, const Json& j, int8_t& v) { IntFromJson(c, j, v, "int8"); }
+void FromJson(Context& c, const Json& j, int16_t& v) { IntFromJson(c, j, v, "int16"); }
+void FromJson(Context& c, const Json& j, uint16_t& v) { IntFromJson(c, j, v, "uint16"); }
+void FromJson(Context& c, const Json& j, int32_t& v) { IntFromJson(c, j, v, "int32"); }
+
+void FromJson(Context& c, const Json& j, int64_t& v) {
+  if (!j.is_string()) {
+    IntFromJson(c, j, v, "int64");
+    return;
+  }
+  const std::string& s = j.get_ref<const std::string&>();
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, v);
+  if (s.empty() || ec != std::errc() || p != end) {
+    c.Fail(absl::StrCat("\"", s, "\" is not an int64 in decimal"));
+  }
+}
+
+void FromJson(Context& c, const Json& j, double& v) {
+  if (j.is_number()) {
+    v = j.get<double>();
+    return;
+  }
+  if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    if (s == "Infinity") {
+      v = std::numeric_limits<double>::infinity();
+      return;
+    }
+    if (s == "-Infinity") {
+      v = -std::numeric_limits<double>::infinity();
+      return;
+    }
+    if (s == "NaN") {
+      v = std::bit_cast<double>(kCanonicalNan);
+      return;
+    }
+    std::string raw;
+    if (s.size() == 22 && s.compare(0, 6, "NaN:0x") == 0 &&
+        ParseHex(std::string_view(s).substr(6), raw)) {
+      uint64_t bits = 0;
+      for (char ch : raw) bits = bits << 8 | static_cast<uint8_t>(ch);
+      v = std::bit_cast<double>(bits);
+      if (std::isnan(v)) return;
+    }
+  }
+  c.Fail(absl::StrCat("expected a float64 (a number, \"Infinity\", \"-Infinity\", \"NaN\" or "
+                      "\"NaN:0x\" and 16 hex digits of a NaN), got ",
+                      j.dump()));
+}
+
+void FromJson(Context& c, const Json& j, bool& v) {
+  if (!j.is_boolean()) {
+    c.Fail(absl::StrCat("expected true or false, got ", TypeName(j)));
+    return;
+  }
+  v = j.get<bool>();
+}
+
+void FromJson(Context& c, const Json& j, Uuid& v) {
+  std::string raw;
+  if (!j.is_string() || j.get_ref<const std::string&>().size() != 32 ||
+      !ParseHex(j.get_ref<const std::string&>(), raw)) {
+    c.Fail(absl::StrCat("expected a uuid as 32 hex digits, got ", j.dump()));
+    return;
+  }
+  std::memcpy(v.bytes.data(), raw.data(), 16);
+}
+
+void BlobFromJson(Context& c, const Json& j, FieldType kind, std::string& v) {
+  if (!j.is_string()) {
+    c.Fail(absl::StrCat(kind == FieldType::kString ? "expected a string" : "expected hex bytes",
+                        ", got ", j.is_null() ? "null, but the field is not nullable at this version"
+                                               : TypeName(j)));
+    return;
+  }
+  if (kind == FieldType::kString) {
+    v = j.get<std::string>();  // the JSON parser accepted only UTF-8
+    return;
+  }
+  if (!ParseHex(j.get_ref<const std::string&>(), v)) {
+    c.Fail("expected bytes as an even number of hex digits");
+  }
+}
+
+void FromJson(Context& c, const Json& j, Records& v) {
+  std::string bytes;
+  if (!j.is_string() || !ParseHex(j.get_ref<const std::string&>(), bytes)) {
+    c.Fail(absl::StrCat("expected records as hex bytes, got ",
+                        j.is_string() ? "a string that is not hex" : TypeName(j)));
+    return;
+  }
+  v = Records(std::move(bytes));
+}
+
+void UnknownTagsFromJson(Context& c, const Json& j, const std::vector<int32_t>& known,
+                         UnknownTaggedFields& out) {
+  if (!c.flexible) {
+    c.Fail("tagged fields exist only in flexible versions");
+    return;
+  }
+  if (!j.is_array()) {
+    c.Fail("expected an array of {\"tag\": N, \"data\": hex}");
+    return;
+  }
+  out.clear();
+  int64_t previous = -1;
+  for (size_t i = 0; i < j.size() && c.ok(); ++i) {
+    Context::Scope scope(c, i);
+    const Json& e = j[i];
+    if (!e.is_object() || e.size() != 2 || !e.contains("tag") || !e.contains("data")) {
+      c.Fail("expected {\"tag\": N, \"data\": hex}");
+      return;
+    }
+    UnknownTaggedField t;
+    {
+      Context::Scope tag_scope(c, "tag");
+      if (!IntFromJson(c, e["tag"], t.tag, "uint32 tag")) return;
+    }
+    if (static_cast<int64_t>(t.tag) <= previous) {
+      c.Fail(absl::StrCat("tag ", t.tag, " after tag ", previous, ": tags must be ascending"));
+      return;
+    }
+    for (int32_t k : known) {
+      if (static_cast<int64_t>(k) == t.tag) {
+        c.Fail(absl::StrCat("tag ", t.tag, " is a known tagged field here: give it by name"));
+        return;
+      }
+    }
+    previous = t.tag;
+    Context::Scope data_scope(c, "data");
+    BlobFromJson(c, e["data"], FieldType::kBytes, t.data);
+    out.push_back(std::move(t));
+  }
+}
+
+void CheckMembers(Context& c, const Json& j, std::span<const FieldSpec> fields,
+                  const char* struct_name) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    if (key == "_unknownTaggedFields") {
+      if (!c.flexible) {
+        Context::Scope scope(c, key);
+        c.Fail(absl::StrCat("tagged fields exist only in flexible versions; ", struct_name,
+                            " v", c.version, " is not flexible"));
+        return;
+      }
+      continue;
+    }
+    const FieldSpec* f = nullptr;
+    for (const FieldSpec& candidate : fields) {
+      if (key == candidate.name) f = &candidate;
+    }
+    Context::Scope scope(c, key);
+    if (f == nullptr) {
+      c.Fail(absl::StrCat(struct_name, " has no field ", key));
+      return;
+    }
+    if (!f->versions.Contains(c.version) ||
+        (f->IsTagged() && (!c.flexible || !f->tagged.Contains(c.version)))) {
+      c.Fail(absl::StrCat(struct_name, ".", key, " does not exist at version ", c.version));
+      return;
+    }
+  }
+}
+
+}  // namespace kwire::json_internal
