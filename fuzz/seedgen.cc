@@ -11,6 +11,10 @@
 //                                            unknown tagged fields, header tags)
 //   response_frame_fuzzer/  the same for responses, each prefixed by api_key int16 and
 //                           api_version int16 (the target's input format)
+//   request_explain_fuzzer/, response_explain_fuzzer/
+//                           the same files as request_frame_fuzzer/ and
+//                           response_frame_fuzzer/ (same input formats; git stores
+//                           each file once)
 //   frame_split_fuzzer/     gen-*: streams of several frames with chunkings, a partial
 //                           frame, negative and oversized size prefixes
 //   primitives_fuzzer/      gen-*: one program per primitive op with boundary values,
@@ -162,17 +166,19 @@ Bytes RandomFrame(const ApiInfo& api, int16_t version, Direction d, std::mt19937
 }
 
 void FrameCorpora(const fs::path& corpus, const fs::path& vectors) {
-  const fs::path req = corpus / "request_frame_fuzzer";
-  const fs::path resp = corpus / "response_frame_fuzzer";
-  Clean(req);
-  Clean(resp);
+  // The round-trip and the explain targets of one direction read the same inputs.
+  const fs::path req[] = {corpus / "request_frame_fuzzer", corpus / "request_explain_fuzzer"};
+  const fs::path resp[] = {corpus / "response_frame_fuzzer", corpus / "response_explain_fuzzer"};
+  for (const fs::path& dir : req) Clean(dir);
+  for (const fs::path& dir : resp) Clean(dir);
   size_t n = 0;
   auto emit = [&](const std::string& prefix, const Vector& v) {
     const std::string name = absl::StrFormat("%s-%s-v%d", prefix, v.api, v.version);
     if (v.request) {
-      Write(req / name, v.frame);
+      for (const fs::path& dir : req) Write(dir / name, v.frame);
     } else {
-      Write(resp / name, ResponseInput(v.key, v.version, v.frame));
+      const Bytes input = ResponseInput(v.key, v.version, v.frame);
+      for (const fs::path& dir : resp) Write(dir / name, input);
     }
     ++n;
   };
@@ -191,7 +197,7 @@ void FrameCorpora(const fs::path& corpus, const fs::path& vectors) {
       }
     }
   }
-  std::printf("seedgen: %zu request/response frame seeds\n", n);
+  std::printf("seedgen: %zu request/response frame seeds (each for both targets)\n", n);
 }
 
 void SplitCorpus(const fs::path& corpus, const fs::path& vectors) {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # kwire fuzz campaign: builds the fuzz preset (clang-14 + libFuzzer + ASan/UBSan) and
 # runs every fuzz target for a while on a copy of its shipped corpus, then prints per
-# target: executions per second, coverage (libFuzzer's final cov = edges, ft =
-# features), corpus growth and crashes. Every crash, leak, timeout or OOM is minimized
-# (-minimize_crash) into <work>/findings/<target>-<kind>-<sha1 prefix>, with a one-line
-# command to reproduce it. Nothing is written to corpus/: promoting a finding to
-# corpus/regressions/ is a separate, reviewed step (fuzz/README.md, "Promoting a finding").
+# target: executions per second (wall clock, and per CPU second of the target), coverage
+# (libFuzzer's final cov = edges, ft = features), corpus growth and crashes. Every
+# crash, leak, timeout or OOM is minimized (-minimize_crash) into
+# <work>/findings/<target>-<kind>-<sha1 prefix>, with a one-line command to reproduce it.
+# Nothing is written to corpus/: promoting a finding to corpus/regressions/ is a
+# separate, reviewed step (fuzz/README.md, "Promoting a finding").
 #
 # Usage: tools/fuzz-campaign.sh [-h|--help] [seconds-per-target] [target...]
 #   seconds   a positive integer; default $KWIRE_FUZZ_SECONDS, else 20
@@ -114,7 +115,10 @@ for t in "${targets[@]}"; do
   # shellcheck disable=SC2206
   args+=(${KWIRE_FUZZ_ARGS:-})
   set +e
-  nice "$bin" "${args[@]}" "$dir/corpus" corpus/regressions >"$dir/log" 2>&1
+  # The target's CPU time (user + system), for executions per CPU second: on a busy
+  # machine exec/s says more about the other processes than about the target.
+  TIMEFORMAT='%U %S'
+  { time nice "$bin" "${args[@]}" "$dir/corpus" corpus/regressions >"$dir/log" 2>&1; } 2>"$dir/cpu"
   rc=$?
   set -e
   after=$(find "$dir/corpus" -type f | wc -l)
@@ -123,6 +127,7 @@ for t in "${targets[@]}"; do
   last=$(grep -E '^#[0-9]+' "$dir/log" | grep -E 'cov: [0-9]+' | tail -1 || true)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+  per_cpu=$(awk -v runs="${runs:-}" '{ cpu = $1 + $2 } END { if (runs != "" && cpu > 0) printf "%d", runs / cpu }' "$dir/cpu" 2>/dev/null || true)
   found=()
   while IFS= read -r -d '' a; do found+=("$a"); done \
     < <(find "$dir/artifacts" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' \
@@ -131,8 +136,8 @@ for t in "${targets[@]}"; do
   if [ ${#found[@]} -gt 0 ] || { [ $rc -ne 0 ] && [ -z "$execs" ]; }; then
     status="FAILED (exit $rc)"
   fi
-  summary+=("$(printf '%-24s %9s %10s %7s %7s %6s -> %-6s %s' "$t$variant" "${execs:-?}" \
-    "${runs:-?}" "${cov:-?}" "${ft:-?}" "$before" "$after" "$status")")
+  summary+=("$(printf '%-24s %9s %11s %10s %7s %7s %6s -> %-6s %s' "$t$variant" "${execs:-?}" \
+    "${per_cpu:-?}" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$before" "$after" "$status")")
   for a in "${found[@]}"; do
     crashes=$((crashes + 1))
     kind=$(basename "$a" | cut -d- -f1)
@@ -151,7 +156,7 @@ for t in "${targets[@]}"; do
 done
 
 echo
-printf '%-24s %9s %10s %7s %7s %16s %s\n' target exec/s runs cov ft "corpus growth" result
+printf '%-24s %9s %11s %10s %7s %7s %16s %s\n' target exec/s exec/cpu-s runs cov ft "corpus growth" result
 for line in "${summary[@]}"; do echo "$line"; done
 echo "logs: $work/<target>/log"
 if [ $crashes -gt 0 ]; then

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Measures what the structure-aware mutator buys: runs request_frame_fuzzer and
-# response_frame_fuzzer with it and without it (<target>_bytes: libFuzzer's own
+# Measures what the structure-aware mutator buys: runs the frame targets (request and
+# response, round trip and explain) with it and without it (<target>_bytes: libFuzzer's own
 # mutations only) for the same time, from the same seed corpus with the same
 # libFuzzer seed, and prints final cov/ft of each.
 # Usage: tools/fuzz-mutator-compare.sh [-h|--help] [seconds-per-run] [target...]
-#   seconds  positive integer, default 120; targets: request_frame_fuzzer and/or
-#   response_frame_fuzzer (the targets with a _bytes variant), default both.
+#   seconds  positive integer, default 120; targets: any of request_frame_fuzzer,
+#   response_frame_fuzzer, request_explain_fuzzer, response_explain_fuzzer (the targets
+#   with a _bytes variant), default the first two.
 # Work folders: build/fuzz-compare/<timestamp>/{structured,bytes}.
 set -euo pipefail
 
@@ -13,7 +14,8 @@ usage() {
   echo "Usage: tools/fuzz-mutator-compare.sh [-h|--help] [seconds-per-run] [target...]"
   echo "Fuzzes each frame target with and without the structure-aware mutator for the same"
   echo "time (positive integer, default 120 s) and prints the final cov/ft of both."
-  echo "Targets: request_frame_fuzzer response_frame_fuzzer (default: both)."
+  echo "Targets: request_frame_fuzzer response_frame_fuzzer request_explain_fuzzer"
+  echo "response_explain_fuzzer (default: the first two)."
 }
 usage_error() { echo "fuzz-mutator-compare: $1" >&2; usage >&2; exit 2; }
 case "${1:-}" in
@@ -30,8 +32,8 @@ if [ $# -gt 0 ] && [[ "$1" != *_fuzzer ]]; then
 fi
 for t in "$@"; do
   case "$t" in
-    request_frame_fuzzer|response_frame_fuzzer) ;;
-    *) usage_error "no _bytes variant for '$t' (request_frame_fuzzer, response_frame_fuzzer)" ;;
+    request_frame_fuzzer|response_frame_fuzzer|request_explain_fuzzer|response_explain_fuzzer) ;;
+    *) usage_error "no _bytes variant for '$t' (request_frame_fuzzer, response_frame_fuzzer, request_explain_fuzzer, response_explain_fuzzer)" ;;
   esac
 done
 cd "$(dirname "$0")/.."
