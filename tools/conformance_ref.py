@@ -289,17 +289,18 @@ def uvarint(n):
 
 class Out:
     """Byte sink that can also record a tree of (offset, size, path, type,
-    value) nodes, for --explain and for cross-checking seeds.txt."""
+    value, meta) nodes, for --explain, for cross-checking seeds.txt and for
+    locating the fields that negative vectors mutate."""
 
     def __init__(self, trace=False):
         self.buf = bytearray()
         self.nodes = [] if trace else None
         self.stats = None
 
-    def open(self, path, typ, value=None):
+    def open(self, path, typ, value=None, meta=None):
         if self.nodes is None:
             return None
-        node = [len(self.buf), None, path, typ, value]
+        node = [len(self.buf), None, path, typ, value, meta or {}]
         self.nodes.append(node)
         return node
 
@@ -310,16 +311,145 @@ class Out:
         if value is not None:
             node[4] = value
 
-    def leaf(self, path, typ, data, value):
-        node = self.open(path, typ, value)
+    def leaf(self, path, typ, data, value, meta=None):
+        node = self.open(path, typ, value, meta)
         self.buf += data
         self.close(node)
 
+    def splice(self, other):
+        """Append another Out's bytes and (shifted) nodes."""
+        base = len(self.buf)
+        self.buf += other.buf
+        if self.nodes is not None and other.nodes is not None:
+            for n in other.nodes:
+                self.nodes.append([n[0] + base] + n[1:])
+
+
+# ---------------------------------------------------------------------------
+# The JSON mapping of values (conformance/FORMAT.md).
+
+INT_RANGES = {
+    "int8": (-2 ** 7, 2 ** 7 - 1), "int16": (-2 ** 15, 2 ** 15 - 1),
+    "uint16": (0, 2 ** 16 - 1), "int32": (-2 ** 31, 2 ** 31 - 1),
+    "uint32": (0, 2 ** 32 - 1), "int64": (-2 ** 63, 2 ** 63 - 1),
+}
+INT_FORMATS = {"int8": ">b", "int16": ">h", "uint16": ">H", "int32": ">i",
+               "uint32": ">I", "int64": ">q"}
+QUIET_NAN = 0x7FF8000000000000
+
+
+def float64_to_json(bits):
+    """The JSON mapping of a float64 given as its 64-bit pattern."""
+    if bits & 0x7FF0000000000000 == 0x7FF0000000000000:
+        if bits & 0x000FFFFFFFFFFFFF == 0:
+            return "-Infinity" if bits >> 63 else "Infinity"
+        return "NaN" if bits == QUIET_NAN else "NaN:0x%016x" % bits
+    return struct.unpack(">d", bits.to_bytes(8, "big"))[0]
+
+
+def float64_bits(value):
+    """The 64-bit pattern of a float64 given in the JSON mapping."""
+    if isinstance(value, str):
+        if value == "Infinity":
+            return 0x7FF0000000000000
+        if value == "-Infinity":
+            return 0xFFF0000000000000
+        if value == "NaN":
+            return QUIET_NAN
+        if value.startswith("NaN:0x") and len(value) == 22:
+            bits = int(value[6:], 16)
+            if isinstance(float64_to_json(bits), str) and \
+                    float64_to_json(bits).startswith("NaN"):
+                return bits
+        raise SchemaError("bad float64 %r" % value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SchemaError("bad float64 %r" % (value,))
+    return int.from_bytes(struct.pack(">d", float(value)), "big")
+
+
+def canonical_json(value):
+    """Compact, key-order-preserving JSON; the form vectors are written in."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False)
+
+
+def is_tagged(f, version):
+    return "taggedVersions" in f and version in Versions(f["taggedVersions"])
+
+
+def field_tag(f):
+    return int(f["tag"])
+
+
+def minimal_primitive(t, batch):
+    if t == "int64":
+        return "0"
+    if t in INT_RANGES:
+        return 0
+    return {"bool": False, "float64": 0.0, "uuid": "00" * 16, "string": "",
+            "bytes": "", "records": batch.hex()}[t]
+
+
+def minimal_value(msg, fields, version, batch):
+    """The documented minimal instance (conformance/README.md) of a struct,
+    in the JSON mapping: the value the minimal frames encode."""
+    out = {}
+    for f in fields:
+        if version not in Versions(f["versions"]) or is_tagged(f, version):
+            continue
+        t = f["type"]
+        if t.startswith("[]"):
+            et = t[2:]
+            if is_primitive(et):
+                out[f["name"]] = [minimal_primitive(et, batch)]
+            else:
+                out[f["name"]] = [minimal_value(
+                    msg, msg.struct_fields(f, et), version, batch)]
+        elif is_primitive(t):
+            out[f["name"]] = minimal_primitive(t, batch)
+        else:
+            out[f["name"]] = minimal_value(msg, msg.struct_fields(f, t),
+                                           version, batch)
+    return out
+
+
+def request_header_version(api_key, version, flexible):
+    if api_key == 7 and version == 0:
+        return 0  # ControlledShutdown v0: api_key, api_version, corr id
+    return 2 if flexible else 1
+
+
+def response_header_version(api_key, version, flexible):
+    if api_key == 18:
+        return 0  # ApiVersions responses always use header v0
+    return 1 if flexible else 0
+
+
+def header_version(msg, version):
+    flexible = version in msg.flexible
+    if msg.kind == "request":
+        return request_header_version(msg.api_key, version, flexible)
+    return response_header_version(msg.api_key, version, flexible)
+
+
+def minimal_header(schemas, msg, version):
+    hv = header_version(msg, version)
+    if msg.kind == "request":
+        h = {"RequestApiKey": msg.api_key, "RequestApiVersion": version,
+             "CorrelationId": 0}
+        if hv >= 1:
+            h["ClientId"] = ""
+        return h
+    return {"CorrelationId": 0}
+
 
 class Encoder:
-    def __init__(self, schemas, batch, stats=None):
+    """Encodes any message value given in the JSON mapping of FORMAT.md.
+    The minimal frames are the encoding of minimal_value()."""
+
+    def __init__(self, schemas, batch=None, stats=None):
         self.schemas = schemas
-        self.batch = batch
+        self.batch = batch if batch is not None else empty_record_batch()
         self.stats = stats  # optional dict of observations
 
     def _note(self, what, detail):
@@ -328,27 +458,80 @@ class Encoder:
 
     # -- fields ----------------------------------------------------------
 
-    def struct(self, out, msg, fields, version, flexible, path, label):
+    def struct(self, out, msg, fields, version, flexible, path, label, value):
+        if not isinstance(value, dict):
+            raise SchemaError("%s: expected an object, got %r" % (path, value))
         start = len(out.buf)
+        known = {}
+        names = set()
         for f in fields:
-            self.field(out, msg, f, version, flexible, path)
+            if version not in Versions(f["versions"]):
+                continue
+            name = f["name"]
+            names.add(name)
+            if is_tagged(f, version):
+                known[field_tag(f)] = f
+                if name not in value:
+                    self._note("tagged field skipped",
+                               "%s.%s" % (msg.name, name))
+                continue
+            if "tag" in f and "taggedVersions" not in f:
+                raise SchemaError("%s: %s has a tag but no taggedVersions"
+                                  % (msg.path, name))
+            if name not in value:
+                raise SchemaError("%s: missing field %s" % (path, name))
+            self.field(out, msg, f, version, flexible, path, value[name])
+        extra = set(value) - names - {"_unknownTaggedFields"}
+        if extra:
+            raise SchemaError("%s: unknown members %s at v%d"
+                              % (path, sorted(extra), version))
+        unknown = value.get("_unknownTaggedFields", [])
         if flexible:
-            out.leaf(join(path, "tagged_fields"), "uvarint", uvarint(0), "0")
+            self.tags(out, msg, version, path, known, value, unknown)
+        elif unknown:
+            raise SchemaError("%s: tagged fields in a non-flexible version"
+                              % path)
         if len(out.buf) == start and label is not None:
             self._note("zero-size struct",
                        "%s v%d %s" % (msg.name, version, label))
 
-    def field(self, out, msg, f, version, flexible, path):
+    def tags(self, out, msg, version, path, known, value, unknown):
+        """KIP-482 tagged fields: uvarint count, then (uvarint tag, uvarint
+        size, value) in ascending tag order, known and unknown merged."""
+        entries = []
+        for tag, f in known.items():
+            if f["name"] in value:
+                sub = Out(out.nodes is not None)
+                self.field(sub, msg, f, version, True, path,
+                           value[f["name"]])
+                entries.append((tag, sub, f["name"]))
+        for u in unknown:
+            tag = u["tag"]
+            if tag in known:
+                raise SchemaError("%s: unknown tag %d is a known tag"
+                                  % (path, tag))
+            sub = Out(False)
+            sub.buf += bytes.fromhex(u["data"])
+            entries.append((tag, sub, None))
+        entries.sort(key=lambda e: e[0])
+        for a, b in zip(entries, entries[1:]):
+            if a[0] == b[0]:
+                raise SchemaError("%s: tag %d twice" % (path, a[0]))
+        tpath = join(path, "tagged_fields")
+        meta = {"tags": sorted(known), "struct": path}
+        if not entries:
+            out.leaf(tpath, "uvarint", uvarint(0), "0", meta)
+            return
+        node = out.open(tpath, "tagged_fields", str(len(entries)), meta)
+        out.leaf(join(tpath, "count"), "uvarint", uvarint(len(entries)),
+                 str(len(entries)))
+        for tag, sub, name in entries:
+            out.buf += uvarint(tag) + uvarint(len(sub.buf))
+            out.splice(sub)
+        out.close(node)
+
+    def field(self, out, msg, f, version, flexible, path, v):
         name = f["name"]
-        if version not in Versions(f["versions"]):
-            return
-        if "taggedVersions" in f and version in Versions(f["taggedVersions"]):
-            # Decision 1: tagged fields stay at their default: not written.
-            self._note("tagged field skipped", "%s.%s" % (msg.name, name))
-            return
-        if "tag" in f and "taggedVersions" not in f:
-            raise SchemaError("%s: %s has a tag but no taggedVersions"
-                              % (msg.path, name))
         fpath = join(path, name)
         t = f["type"]
         nullable = version in Versions(f.get("nullableVersions", "none"))
@@ -358,129 +541,177 @@ class Encoder:
             compact = version in Versions(f["flexibleVersions"])
         else:
             compact = flexible
+        meta = {"type": t, "nullable": nullable, "compact": compact,
+                "flexible": flexible, "null": v is None, "field": f,
+                "msg": msg, "version": version}
+        if v is None and not nullable:
+            raise SchemaError("%s: null in a non-nullable field" % fpath)
         if t.startswith("[]"):
             et = t[2:]
-            node = out.open(fpath, t)
+            node = out.open(fpath, t, None, meta)
+            if v is None:
+                out.leaf(join(fpath, "length"),
+                         "uvarint" if flexible else "int32",
+                         uvarint(0) if flexible else struct.pack(">i", -1),
+                         "0" if flexible else "-1")
+                out.close(node, "null")
+                return
+            if not isinstance(v, list):
+                raise SchemaError("%s: expected an array" % fpath)
+            n = len(v)
             out.leaf(join(fpath, "length"), "uvarint" if flexible else "int32",
-                     uvarint(2) if flexible else struct.pack(">i", 1),
-                     "2" if flexible else "1")
-            epath = fpath + "[0]"
-            if is_primitive(et):
-                self.primitive(out, msg, et, epath, compact, version)
-            else:
-                enode = out.open(epath, et)
-                self.struct(out, msg, msg.struct_fields(f, et), version,
-                            flexible, epath, "%s[0] (%s)" % (fpath, et))
-                out.close(enode)
-            out.close(node, "1")
+                     uvarint(n + 1) if flexible else struct.pack(">i", n),
+                     str(n + 1) if flexible else str(n))
+            for i, e in enumerate(v):
+                epath = "%s[%d]" % (fpath, i)
+                if is_primitive(et):
+                    self.primitive(out, msg, et, epath, compact, version,
+                                   False, e)
+                else:
+                    enode = out.open(epath, et)
+                    self.struct(out, msg, msg.struct_fields(f, et), version,
+                                flexible, epath,
+                                "%s[%d] (%s)" % (fpath, i, et), e)
+                    out.close(enode)
+            out.close(node, str(n))
         elif is_primitive(t):
             if t == "records":
                 self._note("records field", "%s.%s" % (msg.name, name))
-            self.primitive(out, msg, t, fpath, compact, version,
-                           nullable=nullable)
+            self.primitive(out, msg, t, fpath, compact, version, nullable, v,
+                           meta)
         else:
-            # Non-array struct field: present, inline, minimal content.
-            node = out.open(fpath, t)
+            node = out.open(fpath, t, None, meta)
             if nullable:
                 self._note("nullable struct field",
                            "%s v%d %s (%s)" % (msg.name, version, fpath, t))
-                out.leaf(join(fpath, "present"), "int8", b"\x01", "1")
+                if v is None:
+                    out.leaf(join(fpath, "present"), "int8", b"\xff", "-1",
+                             {"marker": True})
+                    out.close(node, "null")
+                    return
+                out.leaf(join(fpath, "present"), "int8", b"\x01", "1",
+                         {"marker": True})
             self.struct(out, msg, msg.struct_fields(f, t), version, flexible,
-                        fpath, "%s (%s)" % (fpath, t))
+                        fpath, "%s (%s)" % (fpath, t), v)
             out.close(node)
 
-    def primitive(self, out, msg, t, path, compact, version, nullable=False):
-        if t in FIXED_SIZES:
-            value = {"bool": "false", "uuid": "0", "float64": "0.0"}.get(t, "0")
-            out.leaf(path, t, b"\x00" * FIXED_SIZES[t], value)
+    def primitive(self, out, msg, t, path, compact, version, nullable, v,
+                  meta=None):
+        if meta is None:
+            meta = {"type": t, "nullable": nullable, "compact": compact,
+                    "null": v is None, "element": True}
+        if t in INT_RANGES:
+            iv = int(v) if t == "int64" and isinstance(v, str) else v
+            lo, hi = INT_RANGES[t]
+            if isinstance(iv, bool) or not isinstance(iv, int) or \
+                    not lo <= iv <= hi:
+                raise SchemaError("%s: bad %s %r" % (path, t, v))
+            out.leaf(path, t, struct.pack(INT_FORMATS[t], iv), str(iv), meta)
+        elif t == "bool":
+            if not isinstance(v, bool):
+                raise SchemaError("%s: bad bool %r" % (path, v))
+            out.leaf(path, t, b"\x01" if v else b"\x00",
+                     "true" if v else "false", meta)
+        elif t == "float64":
+            bits = float64_bits(v)
+            shown = "0.0" if bits == 0 else canonical_json(
+                float64_to_json(bits))
+            out.leaf(path, t, bits.to_bytes(8, "big"), shown, meta)
+        elif t == "uuid":
+            data = bytes.fromhex(v)
+            if len(data) != 16 or data.hex() != v:
+                raise SchemaError("%s: bad uuid %r" % (path, v))
+            out.leaf(path, t, data, "0" if data == bytes(16) else v, meta)
         elif t == "string":
-            data = uvarint(1) if compact else struct.pack(">h", 0)
-            out.leaf(path, t, data, '""')
-        elif t == "bytes":
-            data = uvarint(1) if compact else struct.pack(">i", 0)
-            out.leaf(path, t, data, "empty")
-        elif t == "records":
-            n = len(self.batch)
+            if v is None:
+                out.leaf(path, t, uvarint(0) if compact
+                         else struct.pack(">h", -1), "null", meta)
+                return
+            data = v.encode("utf-8")  # raises on lone surrogates
+            if len(data) > 0x7FFF:
+                raise SchemaError("%s: string too long" % path)
+            prefix = uvarint(len(data) + 1) if compact else \
+                struct.pack(">h", len(data))
+            out.leaf(path, t, prefix + data,
+                     '""' if not data else canonical_json(v), meta)
+        elif t in ("bytes", "records"):
+            if v is None:
+                out.leaf(path, t, uvarint(0) if compact
+                         else struct.pack(">i", -1), "null", meta)
+                return
+            data = bytes.fromhex(v)
+            if data.hex() != v:
+                raise SchemaError("%s: bad hex %r" % (path, v))
+            n = len(data)
             prefix = uvarint(n + 1) if compact else struct.pack(">i", n)
-            node = out.open(path, t, "RecordBatch v2, 0 records")
+            if t == "bytes":
+                out.leaf(path, t, prefix + data,
+                         "empty" if not data else "%d bytes" % n, meta)
+                return
+            empty = data == self.batch
+            node = out.open(path, t, "RecordBatch v2, 0 records" if empty
+                            else "%d bytes" % n, meta)
             out.leaf(join(path, "length"), "uvarint" if compact else "int32",
                      prefix, str(n + 1) if compact else str(n))
-            out.leaf(join(path, "batch"), "RecordBatch", self.batch,
-                     "crc 0x%08x" % EMPTY_BATCH_CRC)
+            out.leaf(join(path, "batch"), "RecordBatch", data,
+                     "crc 0x%08x" % EMPTY_BATCH_CRC if empty else "")
             out.close(node)
         else:
             raise SchemaError("%s: unknown type %r" % (msg.path, t))
 
     # -- headers and frames ---------------------------------------------
 
-    @staticmethod
-    def request_header_version(api_key, version, flexible):
-        if api_key == 7 and version == 0:
-            return 0  # ControlledShutdown v0: api_key, api_version, corr id
-        return 2 if flexible else 1
+    request_header_version = staticmethod(request_header_version)
+    response_header_version = staticmethod(response_header_version)
 
-    @staticmethod
-    def response_header_version(api_key, version, flexible):
-        if api_key == 18:
-            return 0  # ApiVersions responses always use header v0
-        return 1 if flexible else 0
-
-    def header(self, out, kind, api_key, version, flexible):
-        if kind == "request":
-            h = self.schemas.headers["RequestHeader"]
-            hv = self.request_header_version(api_key, version, flexible)
-        else:
-            h = self.schemas.headers["ResponseHeader"]
-            hv = self.response_header_version(api_key, version, flexible)
+    def header(self, out, msg, version, value):
+        kind, api_key = msg.kind, msg.api_key
+        hname = "RequestHeader" if kind == "request" else "ResponseHeader"
+        h = self.schemas.headers[hname]
+        hv = header_version(msg, version)
         if hv not in h.valid:
             raise SchemaError("%s has no version %d" % (h.name, hv))
         start = len(out.buf)
         node = out.open(h.name, "v%d" % hv)
-        for f in h.fields:
-            if hv not in Versions(f["versions"]):
-                continue
-            if "taggedVersions" in f and hv in Versions(f["taggedVersions"]):
-                continue
-            fpath = join(h.name, f["name"])
-            if f["name"] == "RequestApiKey":
-                out.leaf(fpath, "int16", struct.pack(">h", api_key),
-                         str(api_key))
-            elif f["name"] == "RequestApiVersion":
-                out.leaf(fpath, "int16", struct.pack(">h", version),
-                         str(version))
-            else:
-                self.field(out, h, f, hv, hv in h.flexible, h.name)
-        if hv in h.flexible:
-            out.leaf(join(h.name, "tagged_fields"), "uvarint", uvarint(0), "0")
+        self.struct(out, h, h.fields, hv, hv in h.flexible, h.name, None,
+                    value)
         out.close(node)
-        # Cross-check against the rule as written in conformance/README.md.
-        got = bytes(out.buf[start:])
-        corr = b"\x00\x00\x00\x00"
-        if kind == "request":
-            want = struct.pack(">hh", api_key, version) + corr
-            if hv >= 1:
-                want += b"\x00\x00"  # client_id "" as int16 length 0
-            if hv >= 2:
-                want += b"\x00"
-        else:
-            want = corr + (b"\x00" if hv >= 1 else b"")
-        if got != want:
-            raise SchemaError("%s v%d encodes as %s, expected %s"
-                              % (h.name, hv, got.hex(), want.hex()))
+        if value == minimal_header(self.schemas, msg, version):
+            # Cross-check against the rule as written in conformance/README.md.
+            got = bytes(out.buf[start:])
+            corr = b"\x00\x00\x00\x00"
+            if kind == "request":
+                want = struct.pack(">hh", api_key, version) + corr
+                if hv >= 1:
+                    want += b"\x00\x00"  # client_id "" as int16 length 0
+                if hv >= 2:
+                    want += b"\x00"
+            else:
+                want = corr + (b"\x00" if hv >= 1 else b"")
+            if got != want:
+                raise SchemaError("%s v%d encodes as %s, expected %s"
+                                  % (h.name, hv, got.hex(), want.hex()))
         return hv
 
-    def frame(self, msg, version, trace=False):
+    def frame(self, msg, version, trace=False, header=None, body=None):
+        """Encode one frame; header/body in the JSON mapping (default: the
+        documented minimal instance).  Returns (bytes, nodes)."""
         if version not in msg.valid:
             raise SchemaError("%s has no version %d" % (msg.name, version))
+        if header is None:
+            header = minimal_header(self.schemas, msg, version)
+        if body is None:
+            body = minimal_value(msg, msg.fields, version, self.batch)
         out = Out(trace)
         root = out.open(msg.name, "message", "v%d" % version)
         flexible = version in msg.flexible
         fnode = out.open("Frame", "frame")
         out.leaf("Frame.size", "int32", b"\x00\x00\x00\x00", None)
         out.close(fnode)
-        self.header(out, msg.kind, msg.api_key, version, flexible)
+        self.header(out, msg, version, header)
         bnode = out.open("Body", "struct")
-        self.struct(out, msg, msg.fields, version, flexible, "Body", "Body")
+        self.struct(out, msg, msg.fields, version, flexible, "Body", "Body",
+                    body)
         out.close(bnode)
         size = len(out.buf) - 4
         out.buf[0:4] = struct.pack(">i", size)
@@ -488,7 +719,6 @@ class Encoder:
             out.nodes[2][4] = str(size)  # Frame.size
         out.close(root)
         return bytes(out.buf), out.nodes
-
 
 def join(path, name):
     return name if not path else path + "." + name
@@ -798,7 +1028,7 @@ def main(argv=None):
         print("vector %d %s %d %s %d" % (key, m.api_name, ver, kind,
                                          len(data)))
         print("hex " + data.hex())
-        for off, size, path, typ, value in nodes:
+        for off, size, path, typ, value, _ in nodes:
             print("node 0x%04x %d %s %s%s" % (
                 off, size, path, typ, "" if value is None else " " + value))
         print("end")
