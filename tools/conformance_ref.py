@@ -16,6 +16,13 @@ out in conformance/README.md; in short:
     is the uvarint count 0;
   * frame = int32 size + request/response header + body.
 
+The Encoder writes any message value given in the JSON mapping of
+conformance/FORMAT.md; the minimal frames are the encoding of one particular
+value (minimal_value).  The same file holds a reference Decoder (strict, or
+with Java's leniencies), the seeded generator of rich instances, and the
+mutations of negative vectors; all of them are written both as the text files
+and as JSON Lines (*.jsonl) from one in-memory list (build_vectors).
+
 Python 3 standard library only.  Usage:
 
   python3 tools/conformance_ref.py --schemas <dir> [--removed-from <old dir>] \
@@ -1967,8 +1974,9 @@ def build_outputs(args, stats=None, out_dir=None):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        description="Independent reference encoder for kwire conformance "
-                    "vectors (documented minimal frames).")
+        description="Independent reference encoder and decoder for kwire "
+                    "conformance vectors (minimal, rich and negative frames, "
+                    "text and JSON Lines).")
     ap.add_argument("--schemas", required=True,
                     help="Kafka message-definition directory (current set)")
     ap.add_argument("--removed-from", metavar="OLD_DIR",
