@@ -932,7 +932,8 @@ class Decoder:
                     if is_primitive(et) else \
                     self.struct_min(msg, msg.struct_fields(f, et), version,
                                     flexible)
-                if n * m > left:
+                if n * m > left or (m == 0 and n > left):
+                    # (elements that can be empty: Java's count > bytes left)
                     raise DecodeError("count_too_large", start, fpath,
                                       "count %d, %d bytes left, elements of "
                                       ">= %d bytes" % (n, left, m))
@@ -1379,9 +1380,15 @@ class NegativeGen:
             return _body_path(n[2], m)
 
         def cut():
-            body = [n for n in rich_nodes if n[2].startswith("Body")]
-            for n in self.shuffled(body) + self.shuffled(
-                    n for n in rich_nodes if not n[2].startswith("Body")):
+            # From the last field backwards: a cut in the frame's tail leaves
+            # whole every array element before it, so no decoder's look-ahead
+            # (array counts against the bytes left) can see it first.  Never
+            # inside RequestApiKey/RequestApiVersion (read as one unit by
+            # some decoders).
+            for n in reversed(rich_nodes):
+                if n[2] in ("RequestHeader.RequestApiKey",
+                            "RequestHeader.RequestApiVersion"):
+                    continue
                 t = n[5].get("type")
                 if n[1] >= 2 and (t in FIXED_SIZES or t in LENGTH_TYPES):
                     at = n[0] + max(1, n[1] // 2)
