@@ -1024,7 +1024,8 @@ class Decoder:
         except DecodeError as exc:
             if exc.kind != "truncated" or self.end >= outer_end:
                 raise
-            raise DecodeError("tag_size_mismatch", tstart, fpath,
+            # named by what was being read when the declared size ran out
+            raise DecodeError("tag_size_mismatch", tstart, exc.path,
                               "value runs past its declared %d bytes" % size)
         finally:
             used_end, self.end = self.end, outer_end
@@ -1380,22 +1381,31 @@ class NegativeGen:
             return _body_path(n[2], m)
 
         def cut():
-            # From the last field backwards: a cut in the frame's tail leaves
-            # whole every array element before it, so no decoder's look-ahead
-            # (array counts against the bytes left) can see it first.  Never
-            # inside RequestApiKey/RequestApiVersion (read as one unit by
-            # some decoders).
-            for n in reversed(rich_nodes):
-                if n[2] in ("RequestHeader.RequestApiKey",
-                            "RequestHeader.RequestApiVersion"):
-                    continue
+            # Inside the data of a string, bytes or records value of D data
+            # bytes followed by T < D bytes: the cut keeps T of its data
+            # bytes and drops the last D bytes of the frame.  Exactly the
+            # value's slack goes, so a decoder that checks array counts
+            # against the minimum size of what remains (as kwire does) still
+            # meets the cut first at this value.  Body values first, the last
+            # one that qualifies.
+            for n in sorted(rich_nodes, key=lambda n: (
+                    n[2].startswith("Body"), n[0]), reverse=True):
                 t = n[5].get("type")
-                if n[1] >= 2 and (t in FIXED_SIZES or t in LENGTH_TYPES):
-                    at = n[0] + max(1, n[1] // 2)
-                    yield (_splice(rich_data[:at], at, at, b""),
-                           "frame cut at byte %d, inside %s (%s at byte %d, "
-                           "%d bytes); size prefix fixed"
-                           % (at, P(n), t, n[0], n[1]), rich_id)
+                if t not in LENGTH_TYPES or n[5].get("null"):
+                    continue
+                if n[5]["compact"]:
+                    k = _read_uvarint(rich_data, n[0])[1]
+                else:
+                    k = 2 if t == "string" else 4
+                d = n[1] - k
+                tail = len(rich_data) - (n[0] + n[1])
+                if tail >= d:
+                    continue
+                at = n[0] + k + tail
+                yield (_splice(rich_data[:at], at, at, b""),
+                       "frame cut at byte %d, inside the %d data bytes of %s "
+                       "(%s at byte %d), dropping the last %d bytes; size "
+                       "prefix fixed" % (at, d, P(n), t, n[0], d), rich_id)
         emit("truncated-cut", "truncated", cut())
 
         def prefix_len(n):
