@@ -255,6 +255,8 @@ class _TestSchemas:
             _f("Rec", "records", nullableVersions="0+"),
             _f("Epoch", "int64", "1+", taggedVersions="1+", tag=2),
             _f("Note", "string", "1+", taggedVersions="1+", tag="4"),
+            _f("Leader", "LeaderStruct", "1+", taggedVersions="1+", tag=6,
+               fields=[_f("Id", "int32")]),
         ]
         self.msg = ref.MessageDef("<test>", {
             "name": "KwireTestRequest", "type": "request", "apiKey": 77,
@@ -489,6 +491,16 @@ class EncoderDecoderTest(unittest.TestCase):
                                  b"\x01\x02\x09" + b"\x00" * 9)
         self.expect(data, "tag_size_mismatch", off + 1,
                     "KwireTestRequest.Epoch", False)
+        # a struct-typed tag whose declared size ends before its own
+        # tagged-field count: named by what was being read
+        data, off = self.mutated(1, "tagged_fields",
+                                 b"\x01\x06\x04\x00\x00\x00\x07\x00")
+        self.expect(data, "tag_size_mismatch", off + 1,
+                    "KwireTestRequest.Leader.tagged_fields", True)
+        data, off = self.mutated(1, "tagged_fields",
+                                 b"\x01\x06\x05\x00\x00\x00\x07\x00")
+        self.assertEqual(self.dec.frame(data, "request")["body"]["Leader"],
+                         {"Id": 7})
         data, off = self.mutated(1, "tagged_fields", b"\x01\x07\x05\x00")
         self.expect(data, "truncated", off + 1, path, False)
         data, off = self.mutated(1, "tagged_fields", b"\x05\x01\x00")
