@@ -16,6 +16,13 @@ out in conformance/README.md; in short:
     is the uvarint count 0;
   * frame = int32 size + request/response header + body.
 
+The Encoder writes any message value given in the JSON mapping of
+conformance/FORMAT.md; the minimal frames are the encoding of one particular
+value (minimal_value).  The same file holds a reference Decoder (strict, or
+with Java's leniencies), the seeded generator of rich instances, and the
+mutations of negative vectors; all of them are written both as the text files
+and as JSON Lines (*.jsonl) from one in-memory list (build_vectors).
+
 Python 3 standard library only.  Usage:
 
   python3 tools/conformance_ref.py --schemas <dir> [--removed-from <old dir>] \
@@ -30,6 +37,7 @@ import argparse
 import difflib
 import json
 import os
+import random
 import re
 import struct
 import sys
@@ -289,17 +297,18 @@ def uvarint(n):
 
 class Out:
     """Byte sink that can also record a tree of (offset, size, path, type,
-    value) nodes, for --explain and for cross-checking seeds.txt."""
+    value, meta) nodes, for --explain, for cross-checking seeds.txt and for
+    locating the fields that negative vectors mutate."""
 
     def __init__(self, trace=False):
         self.buf = bytearray()
         self.nodes = [] if trace else None
         self.stats = None
 
-    def open(self, path, typ, value=None):
+    def open(self, path, typ, value=None, meta=None):
         if self.nodes is None:
             return None
-        node = [len(self.buf), None, path, typ, value]
+        node = [len(self.buf), None, path, typ, value, meta or {}]
         self.nodes.append(node)
         return node
 
@@ -310,16 +319,147 @@ class Out:
         if value is not None:
             node[4] = value
 
-    def leaf(self, path, typ, data, value):
-        node = self.open(path, typ, value)
+    def leaf(self, path, typ, data, value, meta=None):
+        node = self.open(path, typ, value, meta)
         self.buf += data
         self.close(node)
 
+    def splice(self, other):
+        """Append another Out's bytes and (shifted) nodes."""
+        base = len(self.buf)
+        self.buf += other.buf
+        if self.nodes is not None and other.nodes is not None:
+            for n in other.nodes:
+                self.nodes.append([n[0] + base] + n[1:])
+
+
+# ---------------------------------------------------------------------------
+# The JSON mapping of values (conformance/FORMAT.md).
+
+INT_RANGES = {
+    "int8": (-2 ** 7, 2 ** 7 - 1), "int16": (-2 ** 15, 2 ** 15 - 1),
+    "uint16": (0, 2 ** 16 - 1), "int32": (-2 ** 31, 2 ** 31 - 1),
+    "uint32": (0, 2 ** 32 - 1), "int64": (-2 ** 63, 2 ** 63 - 1),
+}
+INT_FORMATS = {"int8": ">b", "int16": ">h", "uint16": ">H", "int32": ">i",
+               "uint32": ">I", "int64": ">q"}
+QUIET_NAN = 0x7FF8000000000000
+
+
+def float64_to_json(bits):
+    """The JSON mapping of a float64 given as its 64-bit pattern."""
+    if bits & 0x7FF0000000000000 == 0x7FF0000000000000:
+        if bits & 0x000FFFFFFFFFFFFF == 0:
+            return "-Infinity" if bits >> 63 else "Infinity"
+        return "NaN" if bits == QUIET_NAN else "NaN:0x%016x" % bits
+    return struct.unpack(">d", bits.to_bytes(8, "big"))[0]
+
+
+def float64_bits(value):
+    """The 64-bit pattern of a float64 given in the JSON mapping."""
+    if isinstance(value, str):
+        if value == "Infinity":
+            return 0x7FF0000000000000
+        if value == "-Infinity":
+            return 0xFFF0000000000000
+        if value == "NaN":
+            return QUIET_NAN
+        if value.startswith("NaN:0x") and len(value) == 22:
+            bits = int(value[6:], 16)
+            if isinstance(float64_to_json(bits), str) and \
+                    float64_to_json(bits).startswith("NaN"):
+                return bits
+        raise SchemaError("bad float64 %r" % value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SchemaError("bad float64 %r" % (value,))
+    return int.from_bytes(struct.pack(">d", float(value)), "big")
+
+
+def canonical_json(value):
+    """Compact, key-order-preserving JSON, ASCII only (other characters as
+    \\u escapes, so no reader can split a line at U+2028 or U+0085); the
+    form vectors are written in."""
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"),
+                      allow_nan=False)
+
+
+def is_tagged(f, version):
+    return "taggedVersions" in f and version in Versions(f["taggedVersions"])
+
+
+def field_tag(f):
+    return int(f["tag"])
+
+
+def minimal_primitive(t, batch):
+    if t == "int64":
+        return "0"
+    if t in INT_RANGES:
+        return 0
+    return {"bool": False, "float64": 0.0, "uuid": "00" * 16, "string": "",
+            "bytes": "", "records": batch.hex()}[t]
+
+
+def minimal_value(msg, fields, version, batch):
+    """The documented minimal instance (conformance/README.md) of a struct,
+    in the JSON mapping: the value the minimal frames encode."""
+    out = {}
+    for f in fields:
+        if version not in Versions(f["versions"]) or is_tagged(f, version):
+            continue
+        t = f["type"]
+        if t.startswith("[]"):
+            et = t[2:]
+            if is_primitive(et):
+                out[f["name"]] = [minimal_primitive(et, batch)]
+            else:
+                out[f["name"]] = [minimal_value(
+                    msg, msg.struct_fields(f, et), version, batch)]
+        elif is_primitive(t):
+            out[f["name"]] = minimal_primitive(t, batch)
+        else:
+            out[f["name"]] = minimal_value(msg, msg.struct_fields(f, t),
+                                           version, batch)
+    return out
+
+
+def request_header_version(api_key, version, flexible):
+    if api_key == 7 and version == 0:
+        return 0  # ControlledShutdown v0: api_key, api_version, corr id
+    return 2 if flexible else 1
+
+
+def response_header_version(api_key, version, flexible):
+    if api_key == 18:
+        return 0  # ApiVersions responses always use header v0
+    return 1 if flexible else 0
+
+
+def header_version(msg, version):
+    flexible = version in msg.flexible
+    if msg.kind == "request":
+        return request_header_version(msg.api_key, version, flexible)
+    return response_header_version(msg.api_key, version, flexible)
+
+
+def minimal_header(schemas, msg, version):
+    hv = header_version(msg, version)
+    if msg.kind == "request":
+        h = {"RequestApiKey": msg.api_key, "RequestApiVersion": version,
+             "CorrelationId": 0}
+        if hv >= 1:
+            h["ClientId"] = ""
+        return h
+    return {"CorrelationId": 0}
+
 
 class Encoder:
-    def __init__(self, schemas, batch, stats=None):
+    """Encodes any message value given in the JSON mapping of FORMAT.md.
+    The minimal frames are the encoding of minimal_value()."""
+
+    def __init__(self, schemas, batch=None, stats=None):
         self.schemas = schemas
-        self.batch = batch
+        self.batch = batch if batch is not None else empty_record_batch()
         self.stats = stats  # optional dict of observations
 
     def _note(self, what, detail):
@@ -328,27 +468,81 @@ class Encoder:
 
     # -- fields ----------------------------------------------------------
 
-    def struct(self, out, msg, fields, version, flexible, path, label):
+    def struct(self, out, msg, fields, version, flexible, path, label, value):
+        if not isinstance(value, dict):
+            raise SchemaError("%s: expected an object, got %r" % (path, value))
         start = len(out.buf)
+        known = {}
+        names = set()
         for f in fields:
-            self.field(out, msg, f, version, flexible, path)
+            if version not in Versions(f["versions"]):
+                continue
+            name = f["name"]
+            names.add(name)
+            if is_tagged(f, version):
+                known[field_tag(f)] = f
+                if name not in value:
+                    self._note("tagged field skipped",
+                               "%s.%s" % (msg.name, name))
+                continue
+            if "tag" in f and "taggedVersions" not in f:
+                raise SchemaError("%s: %s has a tag but no taggedVersions"
+                                  % (msg.path, name))
+            if name not in value:
+                raise SchemaError("%s: missing field %s" % (path, name))
+            self.field(out, msg, f, version, flexible, path, value[name])
+        extra = set(value) - names - {"_unknownTaggedFields"}
+        if extra:
+            raise SchemaError("%s: unknown members %s at v%d"
+                              % (path, sorted(extra), version))
+        unknown = value.get("_unknownTaggedFields", [])
         if flexible:
-            out.leaf(join(path, "tagged_fields"), "uvarint", uvarint(0), "0")
+            self.tags(out, msg, version, path, known, value, unknown)
+        elif unknown:
+            raise SchemaError("%s: tagged fields in a non-flexible version"
+                              % path)
         if len(out.buf) == start and label is not None:
             self._note("zero-size struct",
                        "%s v%d %s" % (msg.name, version, label))
 
-    def field(self, out, msg, f, version, flexible, path):
+    def tags(self, out, msg, version, path, known, value, unknown):
+        """KIP-482 tagged fields: uvarint count, then (uvarint tag, uvarint
+        size, value) in ascending tag order, known and unknown merged."""
+        entries = []
+        for tag, f in known.items():
+            if f["name"] in value:
+                sub = Out(out.nodes is not None)
+                self.field(sub, msg, f, version, True, path,
+                           value[f["name"]])
+                entries.append((tag, sub, f["name"]))
+        for u in unknown:
+            tag = u["tag"]
+            if tag in known:
+                raise SchemaError("%s: unknown tag %d is a known tag"
+                                  % (path, tag))
+            sub = Out(False)
+            sub.buf += bytes.fromhex(u["data"])
+            entries.append((tag, sub, None))
+        entries.sort(key=lambda e: e[0])
+        for a, b in zip(entries, entries[1:]):
+            if a[0] == b[0]:
+                raise SchemaError("%s: tag %d twice" % (path, a[0]))
+        tpath = join(path, "tagged_fields")
+        meta = {"tags": sorted(known), "known": known, "msg": msg,
+                "version": version, "struct": path}
+        if not entries:
+            out.leaf(tpath, "uvarint", uvarint(0), "0", meta)
+            return
+        node = out.open(tpath, "tagged_fields", str(len(entries)), meta)
+        out.leaf(join(tpath, "count"), "uvarint", uvarint(len(entries)),
+                 str(len(entries)))
+        for tag, sub, name in entries:
+            out.buf += uvarint(tag) + uvarint(len(sub.buf))
+            out.splice(sub)
+        out.close(node)
+
+    def field(self, out, msg, f, version, flexible, path, v):
         name = f["name"]
-        if version not in Versions(f["versions"]):
-            return
-        if "taggedVersions" in f and version in Versions(f["taggedVersions"]):
-            # Decision 1: tagged fields stay at their default: not written.
-            self._note("tagged field skipped", "%s.%s" % (msg.name, name))
-            return
-        if "tag" in f and "taggedVersions" not in f:
-            raise SchemaError("%s: %s has a tag but no taggedVersions"
-                              % (msg.path, name))
         fpath = join(path, name)
         t = f["type"]
         nullable = version in Versions(f.get("nullableVersions", "none"))
@@ -358,129 +552,177 @@ class Encoder:
             compact = version in Versions(f["flexibleVersions"])
         else:
             compact = flexible
+        meta = {"type": t, "nullable": nullable, "compact": compact,
+                "flexible": flexible, "null": v is None, "field": f,
+                "msg": msg, "version": version}
+        if v is None and not nullable:
+            raise SchemaError("%s: null in a non-nullable field" % fpath)
         if t.startswith("[]"):
             et = t[2:]
-            node = out.open(fpath, t)
+            node = out.open(fpath, t, None, meta)
+            if v is None:
+                out.leaf(join(fpath, "length"),
+                         "uvarint" if flexible else "int32",
+                         uvarint(0) if flexible else struct.pack(">i", -1),
+                         "0" if flexible else "-1")
+                out.close(node, "null")
+                return
+            if not isinstance(v, list):
+                raise SchemaError("%s: expected an array" % fpath)
+            n = len(v)
             out.leaf(join(fpath, "length"), "uvarint" if flexible else "int32",
-                     uvarint(2) if flexible else struct.pack(">i", 1),
-                     "2" if flexible else "1")
-            epath = fpath + "[0]"
-            if is_primitive(et):
-                self.primitive(out, msg, et, epath, compact, version)
-            else:
-                enode = out.open(epath, et)
-                self.struct(out, msg, msg.struct_fields(f, et), version,
-                            flexible, epath, "%s[0] (%s)" % (fpath, et))
-                out.close(enode)
-            out.close(node, "1")
+                     uvarint(n + 1) if flexible else struct.pack(">i", n),
+                     str(n + 1) if flexible else str(n))
+            for i, e in enumerate(v):
+                epath = "%s[%d]" % (fpath, i)
+                if is_primitive(et):
+                    self.primitive(out, msg, et, epath, compact, version,
+                                   False, e)
+                else:
+                    enode = out.open(epath, et)
+                    self.struct(out, msg, msg.struct_fields(f, et), version,
+                                flexible, epath,
+                                "%s[%d] (%s)" % (fpath, i, et), e)
+                    out.close(enode)
+            out.close(node, str(n))
         elif is_primitive(t):
             if t == "records":
                 self._note("records field", "%s.%s" % (msg.name, name))
-            self.primitive(out, msg, t, fpath, compact, version,
-                           nullable=nullable)
+            self.primitive(out, msg, t, fpath, compact, version, nullable, v,
+                           meta)
         else:
-            # Non-array struct field: present, inline, minimal content.
-            node = out.open(fpath, t)
+            node = out.open(fpath, t, None, meta)
             if nullable:
                 self._note("nullable struct field",
                            "%s v%d %s (%s)" % (msg.name, version, fpath, t))
-                out.leaf(join(fpath, "present"), "int8", b"\x01", "1")
+                if v is None:
+                    out.leaf(join(fpath, "present"), "int8", b"\xff", "-1",
+                             {"marker": True})
+                    out.close(node, "null")
+                    return
+                out.leaf(join(fpath, "present"), "int8", b"\x01", "1",
+                         {"marker": True})
             self.struct(out, msg, msg.struct_fields(f, t), version, flexible,
-                        fpath, "%s (%s)" % (fpath, t))
+                        fpath, "%s (%s)" % (fpath, t), v)
             out.close(node)
 
-    def primitive(self, out, msg, t, path, compact, version, nullable=False):
-        if t in FIXED_SIZES:
-            value = {"bool": "false", "uuid": "0", "float64": "0.0"}.get(t, "0")
-            out.leaf(path, t, b"\x00" * FIXED_SIZES[t], value)
+    def primitive(self, out, msg, t, path, compact, version, nullable, v,
+                  meta=None):
+        if meta is None:
+            meta = {"type": t, "nullable": nullable, "compact": compact,
+                    "null": v is None, "element": True}
+        if t in INT_RANGES:
+            iv = int(v) if t == "int64" and isinstance(v, str) else v
+            lo, hi = INT_RANGES[t]
+            if isinstance(iv, bool) or not isinstance(iv, int) or \
+                    not lo <= iv <= hi:
+                raise SchemaError("%s: bad %s %r" % (path, t, v))
+            out.leaf(path, t, struct.pack(INT_FORMATS[t], iv), str(iv), meta)
+        elif t == "bool":
+            if not isinstance(v, bool):
+                raise SchemaError("%s: bad bool %r" % (path, v))
+            out.leaf(path, t, b"\x01" if v else b"\x00",
+                     "true" if v else "false", meta)
+        elif t == "float64":
+            bits = float64_bits(v)
+            shown = "0.0" if bits == 0 else canonical_json(
+                float64_to_json(bits))
+            out.leaf(path, t, bits.to_bytes(8, "big"), shown, meta)
+        elif t == "uuid":
+            data = bytes.fromhex(v)
+            if len(data) != 16 or data.hex() != v:
+                raise SchemaError("%s: bad uuid %r" % (path, v))
+            out.leaf(path, t, data, "0" if data == bytes(16) else v, meta)
         elif t == "string":
-            data = uvarint(1) if compact else struct.pack(">h", 0)
-            out.leaf(path, t, data, '""')
-        elif t == "bytes":
-            data = uvarint(1) if compact else struct.pack(">i", 0)
-            out.leaf(path, t, data, "empty")
-        elif t == "records":
-            n = len(self.batch)
+            if v is None:
+                out.leaf(path, t, uvarint(0) if compact
+                         else struct.pack(">h", -1), "null", meta)
+                return
+            data = v.encode("utf-8")  # raises on lone surrogates
+            if len(data) > 0x7FFF:
+                raise SchemaError("%s: string too long" % path)
+            prefix = uvarint(len(data) + 1) if compact else \
+                struct.pack(">h", len(data))
+            out.leaf(path, t, prefix + data,
+                     '""' if not data else canonical_json(v), meta)
+        elif t in ("bytes", "records"):
+            if v is None:
+                out.leaf(path, t, uvarint(0) if compact
+                         else struct.pack(">i", -1), "null", meta)
+                return
+            data = bytes.fromhex(v)
+            if data.hex() != v:
+                raise SchemaError("%s: bad hex %r" % (path, v))
+            n = len(data)
             prefix = uvarint(n + 1) if compact else struct.pack(">i", n)
-            node = out.open(path, t, "RecordBatch v2, 0 records")
+            if t == "bytes":
+                out.leaf(path, t, prefix + data,
+                         "empty" if not data else "%d bytes" % n, meta)
+                return
+            empty = data == self.batch
+            node = out.open(path, t, "RecordBatch v2, 0 records" if empty
+                            else "%d bytes" % n, meta)
             out.leaf(join(path, "length"), "uvarint" if compact else "int32",
                      prefix, str(n + 1) if compact else str(n))
-            out.leaf(join(path, "batch"), "RecordBatch", self.batch,
-                     "crc 0x%08x" % EMPTY_BATCH_CRC)
+            out.leaf(join(path, "batch"), "RecordBatch", data,
+                     "crc 0x%08x" % EMPTY_BATCH_CRC if empty else "")
             out.close(node)
         else:
             raise SchemaError("%s: unknown type %r" % (msg.path, t))
 
     # -- headers and frames ---------------------------------------------
 
-    @staticmethod
-    def request_header_version(api_key, version, flexible):
-        if api_key == 7 and version == 0:
-            return 0  # ControlledShutdown v0: api_key, api_version, corr id
-        return 2 if flexible else 1
+    request_header_version = staticmethod(request_header_version)
+    response_header_version = staticmethod(response_header_version)
 
-    @staticmethod
-    def response_header_version(api_key, version, flexible):
-        if api_key == 18:
-            return 0  # ApiVersions responses always use header v0
-        return 1 if flexible else 0
-
-    def header(self, out, kind, api_key, version, flexible):
-        if kind == "request":
-            h = self.schemas.headers["RequestHeader"]
-            hv = self.request_header_version(api_key, version, flexible)
-        else:
-            h = self.schemas.headers["ResponseHeader"]
-            hv = self.response_header_version(api_key, version, flexible)
+    def header(self, out, msg, version, value):
+        kind, api_key = msg.kind, msg.api_key
+        hname = "RequestHeader" if kind == "request" else "ResponseHeader"
+        h = self.schemas.headers[hname]
+        hv = header_version(msg, version)
         if hv not in h.valid:
             raise SchemaError("%s has no version %d" % (h.name, hv))
         start = len(out.buf)
         node = out.open(h.name, "v%d" % hv)
-        for f in h.fields:
-            if hv not in Versions(f["versions"]):
-                continue
-            if "taggedVersions" in f and hv in Versions(f["taggedVersions"]):
-                continue
-            fpath = join(h.name, f["name"])
-            if f["name"] == "RequestApiKey":
-                out.leaf(fpath, "int16", struct.pack(">h", api_key),
-                         str(api_key))
-            elif f["name"] == "RequestApiVersion":
-                out.leaf(fpath, "int16", struct.pack(">h", version),
-                         str(version))
-            else:
-                self.field(out, h, f, hv, hv in h.flexible, h.name)
-        if hv in h.flexible:
-            out.leaf(join(h.name, "tagged_fields"), "uvarint", uvarint(0), "0")
+        self.struct(out, h, h.fields, hv, hv in h.flexible, h.name, None,
+                    value)
         out.close(node)
-        # Cross-check against the rule as written in conformance/README.md.
-        got = bytes(out.buf[start:])
-        corr = b"\x00\x00\x00\x00"
-        if kind == "request":
-            want = struct.pack(">hh", api_key, version) + corr
-            if hv >= 1:
-                want += b"\x00\x00"  # client_id "" as int16 length 0
-            if hv >= 2:
-                want += b"\x00"
-        else:
-            want = corr + (b"\x00" if hv >= 1 else b"")
-        if got != want:
-            raise SchemaError("%s v%d encodes as %s, expected %s"
-                              % (h.name, hv, got.hex(), want.hex()))
+        if value == minimal_header(self.schemas, msg, version):
+            # Cross-check against the rule as written in conformance/README.md.
+            got = bytes(out.buf[start:])
+            corr = b"\x00\x00\x00\x00"
+            if kind == "request":
+                want = struct.pack(">hh", api_key, version) + corr
+                if hv >= 1:
+                    want += b"\x00\x00"  # client_id "" as int16 length 0
+                if hv >= 2:
+                    want += b"\x00"
+            else:
+                want = corr + (b"\x00" if hv >= 1 else b"")
+            if got != want:
+                raise SchemaError("%s v%d encodes as %s, expected %s"
+                                  % (h.name, hv, got.hex(), want.hex()))
         return hv
 
-    def frame(self, msg, version, trace=False):
+    def frame(self, msg, version, trace=False, header=None, body=None):
+        """Encode one frame; header/body in the JSON mapping (default: the
+        documented minimal instance).  Returns (bytes, nodes)."""
         if version not in msg.valid:
             raise SchemaError("%s has no version %d" % (msg.name, version))
+        if header is None:
+            header = minimal_header(self.schemas, msg, version)
+        if body is None:
+            body = minimal_value(msg, msg.fields, version, self.batch)
         out = Out(trace)
         root = out.open(msg.name, "message", "v%d" % version)
         flexible = version in msg.flexible
         fnode = out.open("Frame", "frame")
         out.leaf("Frame.size", "int32", b"\x00\x00\x00\x00", None)
         out.close(fnode)
-        self.header(out, msg.kind, msg.api_key, version, flexible)
+        self.header(out, msg, version, header)
         bnode = out.open("Body", "struct")
-        self.struct(out, msg, msg.fields, version, flexible, "Body", "Body")
+        self.struct(out, msg, msg.fields, version, flexible, "Body", "Body",
+                    body)
         out.close(bnode)
         size = len(out.buf) - 4
         out.buf[0:4] = struct.pack(">i", size)
@@ -488,6 +730,995 @@ class Encoder:
             out.nodes[2][4] = str(size)  # Frame.size
         out.close(root)
         return bytes(out.buf), out.nodes
+
+# ---------------------------------------------------------------------------
+# The reference decoder: a frame back to the JSON mapping.  Strict by
+# default (the rules of conformance/FORMAT.md); with java=True it follows
+# Apache Kafka's Java decoder instead, which is how negative vectors get
+# their `lenient` flag (accept/reject only; the values are not used).
+
+class DecodeError(Exception):
+    def __init__(self, kind, offset, path, detail=""):
+        Exception.__init__(self, "%s at byte %d in %s%s" % (
+            kind, offset, path or "<frame>",
+            " (%s)" % detail if detail else ""))
+        self.kind, self.offset, self.path, self.detail = \
+            kind, offset, path, detail
+
+    def as_json(self):
+        return {"kind": self.kind, "offset": self.offset, "path": self.path}
+
+
+def _signed32(n):
+    n &= 0xFFFFFFFF
+    return n - (1 << 32) if n & 0x80000000 else n
+
+
+class Decoder:
+    def __init__(self, schemas, java=False):
+        self.schemas = schemas
+        self.java = java
+        self._min = {}
+
+    # -- primitives -------------------------------------------------------
+
+    def need(self, n, start, path, what):
+        if n > self.end - self.pos:
+            raise DecodeError("truncated", start, path, "%s: need %d, have %d"
+                              % (what, n, self.end - self.pos))
+
+    def fixed(self, fmt, n, path):
+        start = self.pos
+        self.need(n, start, path, fmt)
+        v = struct.unpack_from(fmt, self.data, start)[0]
+        self.pos += n
+        return v
+
+    def uvarint(self, path):
+        """An unsigned varint of at most 5 bytes (32 bits)."""
+        start = self.pos
+        v = 0
+        for i in range(5):
+            if self.pos >= self.end:
+                raise DecodeError("truncated", start, path, "uvarint")
+            b = self.data[self.pos]
+            self.pos += 1
+            v |= (b & 0x7F) << (7 * i)
+            if b & 0x80:
+                continue
+            if i == 4 and b > 0x0F:
+                if not self.java:
+                    raise DecodeError("varint_overflow", start, path,
+                                      "byte 5 is 0x%02x" % b)
+                v &= 0xFFFFFFFF
+            if i > 0 and b == 0 and not self.java:
+                raise DecodeError("varint_non_canonical", start, path,
+                                  "%d bytes end in a zero group" % (i + 1))
+            return v
+        raise DecodeError("varint_too_long", start, path,
+                          "continues past 5 bytes")
+
+    def length(self, compact, classic_fmt, path):
+        """A length or count: compact uvarint n+1 (0 = null) or a signed
+        int16/int32.  Returns (n, start) with n = -1 for null, as Java
+        computes it (a compact uvarint is a signed 32-bit int there)."""
+        start = self.pos
+        if compact:
+            u = self.uvarint(path)
+            n = _signed32(u) - 1 if self.java else u - 1
+        else:
+            n = self.fixed(classic_fmt, struct.calcsize(classic_fmt), path)
+        return n, start
+
+    def null_or_bad(self, n, start, nullable, path, what):
+        """n < 0: None for a null the field allows, else an error."""
+        if n < -1 and not self.java:
+            raise DecodeError("invalid_length", start, path,
+                              "%s length %d" % (what, n))
+        if not nullable:
+            raise DecodeError("unexpected_null", start, path,
+                              "null %s in a non-nullable field" % what)
+        return None
+
+    def sized(self, compact, classic_fmt, limit, nullable, path, what):
+        """The bytes of a length-prefixed value, or None for null."""
+        n, start = self.length(compact, classic_fmt, path)
+        if n < 0:
+            return self.null_or_bad(n, start, nullable, path, what)
+        if n > limit:
+            raise DecodeError("invalid_length", start, path,
+                              "%s length %d exceeds %d" % (what, n, limit))
+        if n > self.end - self.pos:
+            raise DecodeError("truncated", start, path, "%s of %d bytes, "
+                              "have %d" % (what, n, self.end - self.pos))
+        self.pos += n
+        return bytes(self.data[self.pos - n:self.pos])
+
+    def string(self, compact, nullable, path):
+        raw = self.sized(compact, ">h", 0x7FFF, nullable, path, "string")
+        if raw is None:
+            return None
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if not self.java:
+                raise DecodeError("invalid_utf8",
+                                  self.pos - len(raw) + exc.start, path,
+                                  exc.reason)
+            return raw.decode("utf-8", "replace")
+
+    def bytes_(self, compact, nullable, path):
+        raw = self.sized(compact, ">i", 0x7FFFFFFF, nullable, path, "bytes")
+        return None if raw is None else raw.hex()
+
+    def primitive(self, t, compact, nullable, path):
+        if t in INT_FORMATS:
+            v = self.fixed(INT_FORMATS[t], struct.calcsize(INT_FORMATS[t]),
+                           path)
+            return str(v) if t == "int64" else v
+        if t == "bool":
+            start = self.pos
+            b = self.fixed(">B", 1, path)
+            if b > 1 and not self.java:
+                raise DecodeError("invalid_bool", start, path, "byte 0x%02x"
+                                  % b)
+            return b != 0
+        if t == "float64":
+            return float64_to_json(self.fixed(">Q", 8, path))
+        if t == "uuid":
+            self.need(16, self.pos, path, "uuid")
+            self.pos += 16
+            return bytes(self.data[self.pos - 16:self.pos]).hex()
+        if t == "string":
+            return self.string(compact, nullable, path)
+        if t in ("bytes", "records"):
+            return self.bytes_(compact, nullable, path)
+        raise SchemaError("%s: unknown type %r" % (path, t))
+
+    # -- minimum encoded sizes (for the array count check) -----------------
+
+    def min_size(self, msg, f, t, version, flexible, compact):
+        if t.startswith("[]"):
+            return 1 if flexible else 4
+        if t in FIXED_SIZES:
+            return FIXED_SIZES[t]
+        if t == "string":
+            return 1 if compact else 2
+        if t in ("bytes", "records"):
+            return 1 if compact else 4
+        if f is not None and version in Versions(
+                f.get("nullableVersions", "none")):
+            return 1
+        return self.struct_min(msg, msg.struct_fields(f, t), version,
+                               flexible)
+
+    def struct_min(self, msg, fields, version, flexible):
+        key = (id(fields), version, flexible)
+        if key not in self._min:
+            n = 1 if flexible else 0
+            for f in fields:
+                if version not in Versions(f["versions"]) or \
+                        is_tagged(f, version):
+                    continue
+                compact = version in Versions(f["flexibleVersions"]) \
+                    if "flexibleVersions" in f else flexible
+                n += self.min_size(msg, f, f["type"], version, flexible,
+                                   compact)
+            self._min[key] = n
+        return self._min[key]
+
+    # -- structs and fields ----------------------------------------------
+
+    def field(self, msg, f, version, flexible, path):
+        fpath = join(path, f["name"])
+        t = f["type"]
+        nullable = version in Versions(f.get("nullableVersions", "none"))
+        compact = version in Versions(f["flexibleVersions"]) \
+            if "flexibleVersions" in f else flexible
+        if t.startswith("[]"):
+            et = t[2:]
+            n, start = self.length(flexible, ">i", fpath)
+            if n < 0:
+                return self.null_or_bad(n, start, nullable, fpath, "array")
+            if n > 0x7FFFFFFF:
+                raise DecodeError("invalid_length", start, fpath,
+                                  "array count %d" % n)
+            left = self.end - self.pos
+            if self.java:
+                if n > left:
+                    raise DecodeError("count_too_large", start, fpath)
+            else:
+                m = self.min_size(msg, f, et, version, flexible, compact) \
+                    if is_primitive(et) else \
+                    self.struct_min(msg, msg.struct_fields(f, et), version,
+                                    flexible)
+                if n * m > left or (m == 0 and n > left):
+                    # (elements that can be empty: Java's count > bytes left)
+                    raise DecodeError("count_too_large", start, fpath,
+                                      "count %d, %d bytes left, elements of "
+                                      ">= %d bytes" % (n, left, m))
+            out = []
+            for i in range(n):
+                epath = "%s[%d]" % (fpath, i)
+                if is_primitive(et):
+                    out.append(self.primitive(et, compact, False, epath))
+                else:
+                    out.append(self.struct(msg, msg.struct_fields(f, et),
+                                           version, flexible, epath))
+            return out
+        if is_primitive(t):
+            return self.primitive(t, compact, nullable, fpath)
+        if nullable:
+            start = self.pos
+            marker = self.fixed(">b", 1, fpath)
+            if self.java:
+                if marker < 0:
+                    return None
+            elif marker == -1:
+                return None
+            elif marker != 1:
+                raise DecodeError("invalid_value", start, fpath,
+                                  "struct marker %d" % marker)
+        return self.struct(msg, msg.struct_fields(f, t), version, flexible,
+                           fpath)
+
+    def struct(self, msg, fields, version, flexible, path):
+        vals = {}
+        known = {}
+        for f in fields:
+            if version not in Versions(f["versions"]):
+                continue
+            if is_tagged(f, version):
+                known[field_tag(f)] = f
+                continue
+            vals[f["name"]] = self.field(msg, f, version, flexible, path)
+        unknown = []
+        if flexible:
+            tpath = join(path, "tagged_fields")
+            start = self.pos
+            count = self.uvarint(tpath)
+            if not self.java and count * 2 > self.end - self.pos:
+                raise DecodeError("count_too_large", start, tpath,
+                                  "%d tags, %d bytes left"
+                                  % (count, self.end - self.pos))
+            prev = None
+            for _ in range(count):
+                tstart = self.pos
+                tag = self.uvarint(tpath)
+                if prev is not None and not self.java:
+                    if tag == prev:
+                        raise DecodeError("tag_duplicate", tstart, tpath,
+                                          "tag %d twice" % tag)
+                    if tag < prev:
+                        raise DecodeError("tag_out_of_order", tstart, tpath,
+                                          "tag %d after %d" % (tag, prev))
+                prev = tag
+                size = self.uvarint(tpath)
+                if size > self.end - self.pos and \
+                        not (self.java and tag in known):
+                    raise DecodeError("truncated", tstart, tpath,
+                                      "tag %d of %d bytes" % (tag, size))
+                if tag in known:
+                    f = known[tag]
+                    vals[f["name"]] = self.tagged_value(
+                        msg, f, version, path, tstart, size)
+                else:
+                    unknown.append({"tag": tag, "data": bytes(
+                        self.data[self.pos:self.pos + size]).hex()})
+                    self.pos += size
+        out = {}
+        for f in fields:
+            if f["name"] in vals and version in Versions(f["versions"]):
+                out[f["name"]] = vals[f["name"]]
+        if unknown:
+            out["_unknownTaggedFields"] = unknown
+        return out
+
+    def tagged_value(self, msg, f, version, path, tstart, size):
+        if self.java:  # Java reads the value by its type, ignoring size
+            return self.field(msg, f, version, True, path)
+        fpath = join(path, f["name"])
+        outer_end, self.end = self.end, self.pos + size
+        try:
+            v = self.field(msg, f, version, True, path)
+        except DecodeError as exc:
+            if exc.kind != "truncated" or self.end >= outer_end:
+                raise
+            # named by what was being read when the declared size ran out
+            raise DecodeError("tag_size_mismatch", tstart, exc.path,
+                              "value runs past its declared %d bytes" % size)
+        finally:
+            used_end, self.end = self.end, outer_end
+        if self.pos != used_end:
+            raise DecodeError("tag_size_mismatch", tstart, fpath,
+                              "declared %d bytes, used %d"
+                              % (size, size - (used_end - self.pos)))
+        return v
+
+    # -- frames -------------------------------------------------------------
+
+    def frame(self, data, direction, api_key=None, version=None):
+        """Decode a whole frame.  A request names its API; a response needs
+        api_key and version.  Returns a dict with msg, version,
+        header_version, header and body; raises DecodeError."""
+        self.data = bytes(data)
+        self.pos, self.end = 0, len(self.data)
+        if len(self.data) < 4:
+            raise DecodeError("truncated", 0, "Frame.size", "frame of %d "
+                              "bytes" % len(self.data))
+        size = struct.unpack_from(">i", self.data, 0)[0]
+        if size != len(self.data) - 4:
+            raise DecodeError("invalid_frame_size", 0, "Frame.size",
+                              "size %d, %d bytes follow"
+                              % (size, len(self.data) - 4))
+        self.pos = 4
+        if direction == "request":
+            hpath = "RequestHeader.RequestApiKey"
+            key = self.fixed(">h", 2, hpath)
+            msg = self.schemas.messages.get((key, "request"))
+            if msg is None:
+                raise DecodeError("unknown_api_key", 4, hpath,
+                                  "api key %d" % key)
+            vpath = "RequestHeader.RequestApiVersion"
+            version = self.fixed(">h", 2, vpath)
+            if version not in msg.valid:
+                raise DecodeError("unsupported_version", 6, vpath,
+                                  "%s v%d" % (msg.api_name, version))
+            self.pos = 4
+            h = self.schemas.headers["RequestHeader"]
+        else:
+            msg = self.schemas.messages[(api_key, "response")]
+            if version not in msg.valid:
+                raise SchemaError("%s has no version %d" % (msg.name, version))
+            h = self.schemas.headers["ResponseHeader"]
+        hv = header_version(msg, version)
+        header = self.struct(h, h.fields, hv, hv in h.flexible, h.name)
+        body = self.struct(msg, msg.fields, version, version in msg.flexible,
+                           msg.name)
+        if self.pos != self.end:
+            raise DecodeError("trailing_bytes", self.pos, "",
+                              "%d bytes after the body"
+                              % (self.end - self.pos))
+        return {"msg": msg, "version": version, "header_version": hv,
+                "header": header, "body": body}
+
+
+# ---------------------------------------------------------------------------
+# Record batches with records (RecordBatch v2, uncompressed).
+
+def zigzag_varint(n):
+    """A signed varint/varlong (zigzag, then base-128)."""
+    return uvarint(((n << 1) ^ (n >> 63)) & 0xFFFFFFFFFFFFFFFF)
+
+
+def record_batch(records, base_offset=0, base_timestamp=0, producer_id=0,
+                 producer_epoch=0, base_sequence=0, leader_epoch=0):
+    """One uncompressed RecordBatch v2.  records: (timestamp_delta, key,
+    value, [(header_key, header_value)]) with bytes or None.  Record i has
+    offsetDelta i; the CRC-32C covers attributes to the end."""
+    def blob(b):
+        return zigzag_varint(-1) if b is None else \
+            zigzag_varint(len(b)) + b
+    body = b""
+    max_delta = 0
+    for i, (ts_delta, key, value, headers) in enumerate(records):
+        rec = (struct.pack(">b", 0) + zigzag_varint(ts_delta)
+               + zigzag_varint(i) + blob(key) + blob(value)
+               + zigzag_varint(len(headers)))
+        for hk, hv in headers:
+            rec += zigzag_varint(len(hk)) + hk + blob(hv)
+        body += zigzag_varint(len(rec)) + rec
+        max_delta = max(max_delta, ts_delta)
+    n = len(records)
+    after_crc = (
+        struct.pack(">h", 0)                          # attributes
+        + struct.pack(">i", n - 1 if n else 0)        # lastOffsetDelta
+        + struct.pack(">q", base_timestamp)
+        + struct.pack(">q", base_timestamp + max_delta if n else
+                      base_timestamp)                 # maxTimestamp
+        + struct.pack(">q", producer_id)
+        + struct.pack(">h", producer_epoch)
+        + struct.pack(">i", base_sequence)
+        + struct.pack(">i", n)
+        + body)
+    return (struct.pack(">q", base_offset)
+            + struct.pack(">i", 4 + 1 + 4 + len(after_crc))
+            + struct.pack(">i", leader_epoch) + struct.pack(">b", 2)
+            + struct.pack(">I", crc32c(after_crc)) + after_crc)
+
+
+# ---------------------------------------------------------------------------
+# Rich instances: seeded random values over the full range of every type.
+
+RICH_STRINGS = [
+    "", "a", "topic-1", "__consumer_offsets", "caf\u00e9", "\u00fcn\u00efc\u00f6d\u00e9",
+    "\u65e5\u672c\u8a9e", "emoji-\U0001f600", "quote\"back\\slash",
+    "line\nbreak\ttab", "nul\u0000inside", "\u2028\u2029", "\u007f\u0080",
+    "\U0010ffff", "</script>", "x" * 40,
+]
+
+
+class RichGen:
+    """Random values in the JSON mapping for one API x version x direction.
+    Deterministic: the generator is seeded with the vector's id."""
+
+    def __init__(self, seed, msg):
+        self.rng = random.Random(seed)
+        self.msg = msg
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def int_value(self, t):
+        lo, hi = INT_RANGES[t]
+        r = self.rng.randrange(10)
+        if r < 5:
+            pool = [lo, lo + 1, -1, 0, 1, 2, hi - 1, hi]
+            if t == "int64":
+                pool += [2 ** 53 + 1, -(2 ** 53) - 1, 2 ** 32]
+            v = self.rng.choice([p for p in pool if lo <= p <= hi])
+        else:
+            v = lo + self.rng.getrandbits((hi - lo).bit_length()) % (hi - lo + 1)
+        return str(v) if t == "int64" else v
+
+    def float_value(self):
+        pool = [0, 1 << 63, 0x3FF0000000000000, 0xBFF8000000000000,
+                0x3FB999999999999A, 0x0000000000000001, 0x000FFFFFFFFFFFFF,
+                0x8000000000000001, 0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF,
+                0x7FF0000000000000, 0xFFF0000000000000, QUIET_NAN,
+                0x7FF0000000000001, 0xFFF8000000000000, 0x7FFFFFFFFFFFFFFF,
+                0x4340000000000001]
+        if self.chance(0.7):
+            return float64_to_json(self.rng.choice(pool))
+        return float64_to_json(self.rng.getrandbits(64))
+
+    def string_value(self):
+        if self.chance(0.6):
+            return self.rng.choice(RICH_STRINGS)
+        n = self.rng.randrange(1, 13)
+        alphabet = "abcdefghijklmnopqrstuvwxyz0123456789-._ \u00e9\u4e2d\U0001f680"
+        return "".join(self.rng.choice(alphabet) for _ in range(n))
+
+    def bytes_value(self):
+        return bytes(self.rng.getrandbits(8)
+                     for _ in range(self.rng.randrange(9))).hex()
+
+    def batch(self):
+        recs = []
+        for _ in range(self.rng.randrange(4)):
+            key = None if self.chance(0.3) else \
+                self.rng.choice(RICH_STRINGS).encode("utf-8")
+            value = None if self.chance(0.2) else bytes.fromhex(
+                self.bytes_value())
+            headers = []
+            for _ in range(self.rng.randrange(3)):
+                headers.append((self.rng.choice(RICH_STRINGS[1:8])
+                                .encode("utf-8"),
+                                None if self.chance(0.3) else
+                                bytes.fromhex(self.bytes_value())))
+            recs.append((self.rng.randrange(0, 100000), key, value, headers))
+        return record_batch(
+            recs, base_offset=self.rng.randrange(2 ** 40),
+            base_timestamp=1700000000000 + self.rng.randrange(10 ** 9),
+            producer_id=self.rng.choice([-1, self.rng.randrange(2 ** 40)]),
+            producer_epoch=self.rng.choice([-1, 0, 5]),
+            base_sequence=self.rng.choice([-1, 0, 100]),
+            leader_epoch=self.rng.choice([-1, 0, 7]))
+
+    def records_value(self, field_name, nullable):
+        if nullable and self.msg.api_key != 0 and self.chance(0.2):
+            return None
+        if field_name == "UnalignedRecords":  # a raw byte range
+            return self.bytes_value()
+        n = 1
+        if self.msg.api_key != 0:  # Produce: exactly one batch a partition
+            n = self.rng.randrange(3)
+        return b"".join(self.batch() for _ in range(n)).hex()
+
+    def primitive(self, t, nullable, name=""):
+        if t in INT_RANGES:
+            return self.int_value(t)
+        if t == "bool":
+            return self.chance(0.5)
+        if t == "float64":
+            return self.float_value()
+        if t == "uuid":
+            return self.rng.choice(["00" * 16, "ff" * 16, "%032x" % (
+                self.rng.getrandbits(128))])
+        if t == "records":
+            return self.records_value(name, nullable)
+        if nullable and self.chance(0.2):
+            return None
+        if t == "string":
+            return self.string_value()
+        return self.bytes_value()
+
+    def field(self, f, version, depth):
+        t = f["type"]
+        nullable = version in Versions(f.get("nullableVersions", "none"))
+        if t.startswith("[]"):
+            if nullable and self.chance(0.15):
+                return None
+            et = t[2:]
+            n = self.rng.randrange([4, 3, 2, 2][min(depth, 3)])
+            if is_primitive(et):
+                return [self.primitive(et, False) for _ in range(n)]
+            return [self.struct(self.msg.struct_fields(f, et), version,
+                                depth + 1) for _ in range(n)]
+        if is_primitive(t):
+            return self.primitive(t, nullable, f["name"])
+        if nullable and self.chance(0.3):
+            return None
+        return self.struct(self.msg.struct_fields(f, t), version, depth + 1)
+
+    def struct(self, fields, version, depth=0, flexible=None):
+        if flexible is None:
+            flexible = version in self.msg.flexible
+        out = {}
+        known = set()
+        for f in fields:
+            if version not in Versions(f["versions"]):
+                continue
+            if is_tagged(f, version):
+                known.add(field_tag(f))
+                if not self.chance(0.5):
+                    continue
+            out[f["name"]] = self.field(f, version, depth)
+        if flexible and self.chance(0.25):
+            top = max(known) if known else 0
+            free = [t for t in range(top + 12) if t not in known]
+            tags = sorted(self.rng.sample(free, self.rng.choice([1, 1, 2])))
+            out["_unknownTaggedFields"] = [
+                {"tag": t, "data": self.bytes_value()} for t in tags]
+        return out
+
+
+def rich_instance(schemas, msg, version, seed):
+    """(header, body) of the rich vector `seed` (its id)."""
+    gen = RichGen(seed, msg)
+    body = gen.struct(msg.fields, version)
+    hname = "RequestHeader" if msg.kind == "request" else "ResponseHeader"
+    h = schemas.headers[hname]
+    hv = header_version(msg, version)
+    hgen = RichGen(seed + "/header", h)
+    header = hgen.struct(h.fields, hv, flexible=hv in h.flexible)
+    if msg.kind == "request":
+        header["RequestApiKey"] = msg.api_key
+        header["RequestApiVersion"] = version
+    return header, body
+
+
+# ---------------------------------------------------------------------------
+# Negative vectors: mutations of a valid frame that a strict decoder must
+# reject.  The expected error is what the strict reference decoder reports;
+# `lenient` is whether the Java-rules decoder accepts the frame.
+
+BAD_UTF8 = [b"\xff", b"a\xc3", b"\xed\xa0\x80", b"\xc0\x80", b"ok\xf4\x90\x80\x80",
+            b"\x80x", b"\xe6\x97"]
+
+
+def _splice(data, start, end, repl):
+    b = bytearray(data[:start]) + bytearray(repl) + bytearray(data[end:])
+    b[0:4] = struct.pack(">i", len(b) - 4)
+    return bytes(b)
+
+
+def _read_uvarint(data, pos):
+    v, shift, start = 0, 0, pos
+    while True:
+        b = data[pos]
+        pos += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, pos - start
+
+
+def _groups(v, n):
+    """v as n base-128 groups, every one but the last with 0x80."""
+    out = []
+    for i in range(n):
+        out.append((v >> (7 * i)) & 0x7F | (0x80 if i < n - 1 else 0))
+    return bytes(out)
+
+
+def _body_path(path, msg):
+    if path == "Body" or path.startswith("Body.") or path.startswith("Body["):
+        return msg.name + path[4:]
+    return path
+
+
+class NegativeGen:
+    def __init__(self, schemas, enc, msg, version, current=True):
+        self.schemas, self.enc, self.msg, self.version = \
+            schemas, enc, msg, version
+        self.current = current
+        self.strict = Decoder(schemas)
+        self.java = Decoder(schemas, java=True)
+        self.rng = random.Random("negative/%s/v%d/%s"
+                                 % (msg.api_name, version, msg.kind))
+
+    def judge(self, frame, want):
+        """(error, lenient) when the strict decoder rejects `frame` with
+        kind `want`, else None."""
+        m = self.msg
+        try:
+            self.strict.frame(frame, m.kind, m.api_key, self.version)
+            return None
+        except DecodeError as exc:
+            if exc.kind != want:
+                return None
+            err = exc
+        try:
+            self.java.frame(frame, m.kind, m.api_key, self.version)
+            lenient = True
+        except DecodeError:
+            lenient = False
+        return err.as_json(), lenient
+
+    def shuffled(self, items):
+        items = list(items)
+        self.rng.shuffle(items)
+        return items
+
+    def generate(self, base_id, data, nodes, rich_id, rich_data, rich_nodes):
+        """[(name, frame, error, lenient, mutation)]"""
+        out = []
+        m = self.msg
+        fields = [n for n in nodes if n[5].get("type") and n[1]]
+        seen = set()
+
+        def emit(name, want, cands):
+            for frame, what, src in cands:
+                got = self.judge(frame, want)
+                if got is not None and name not in seen:
+                    seen.add(name)
+                    out.append((name, frame, got[0], got[1],
+                                "%s: %s" % (src, what)))
+                    return
+
+        def P(n):
+            return _body_path(n[2], m)
+
+        def cut():
+            # Inside the data of a string, bytes or records value of D data
+            # bytes followed by T < D bytes: the cut keeps T of its data
+            # bytes and drops the last D bytes of the frame.  Exactly the
+            # value's slack goes, so a decoder that checks array counts
+            # against the minimum size of what remains (as kwire does) still
+            # meets the cut first at this value.  Body values first, the last
+            # one that qualifies.
+            for n in sorted(rich_nodes, key=lambda n: (
+                    n[2].startswith("Body"), n[0]), reverse=True):
+                t = n[5].get("type")
+                if t not in LENGTH_TYPES or n[5].get("null"):
+                    continue
+                if n[5]["compact"]:
+                    k = _read_uvarint(rich_data, n[0])[1]
+                else:
+                    k = 2 if t == "string" else 4
+                d = n[1] - k
+                tail = len(rich_data) - (n[0] + n[1])
+                if tail >= d:
+                    continue
+                at = n[0] + k + tail
+                yield (_splice(rich_data[:at], at, at, b""),
+                       "frame cut at byte %d, inside the %d data bytes of %s "
+                       "(%s at byte %d), dropping the last %d bytes; size "
+                       "prefix fixed" % (at, d, P(n), t, n[0], d), rich_id)
+        emit("truncated-cut", "truncated", cut())
+
+        def prefix_len(n):
+            if n[5].get("compact") or (n[5].get("flexible") and
+                                       n[5]["type"].startswith("[]")):
+                return _read_uvarint(data, n[0])[1]
+            return 2 if n[5]["type"] == "string" else 4
+
+        def beyond():
+            for n in self.shuffled(fields):
+                t = n[5]["type"]
+                if t not in LENGTH_TYPES or n[5]["null"]:
+                    continue
+                k = prefix_len(n)
+                left = len(data) - (n[0] + k)
+                ln = left + 1
+                if n[5]["compact"]:
+                    p = uvarint(ln + 1)
+                elif t == "string":
+                    if ln > 0x7FFF:
+                        continue
+                    p = struct.pack(">h", ln)
+                else:
+                    p = struct.pack(">i", ln)
+                yield (_splice(data, n[0], n[0] + k, p),
+                       "%s length set to %d (%d bytes left after it)"
+                       % (P(n), ln, left), base_id)
+        emit("truncated-length", "truncated", beyond())
+
+        arrays = [n for n in fields if n[5]["type"].startswith("[]")]
+
+        def big_count():
+            for n in self.shuffled(arrays):
+                if n[5]["null"]:
+                    continue
+                k = prefix_len(n)
+                p = uvarint(0x7FFFFFFF) if n[5]["flexible"] else \
+                    struct.pack(">i", 0x7FFFFFFF)
+                yield (_splice(data, n[0], n[0] + k, p),
+                       "%s count set to %d" % (P(n), 0x7FFFFFFF - (
+                           1 if n[5]["flexible"] else 0)), base_id)
+        emit("count_too_large", "count_too_large", big_count())
+
+        lengths = [n for n in fields
+                   if n[5]["type"] in LENGTH_TYPES or
+                   n[5]["type"].startswith("[]")]
+
+        def minus2():
+            for n in self.shuffled(lengths):
+                t = n[5]["type"]
+                if n[5]["compact"] or (t.startswith("[]") and
+                                       n[5]["flexible"]):
+                    p, how = bytes.fromhex("ffffffff0f"), \
+                        "compact length uvarint 0xffffffff (-2 as Java's int)"
+                else:
+                    p = struct.pack(">h" if t == "string" else ">i", -2)
+                    how = "length -2"
+                yield (_splice(data, n[0], n[0] + n[1], p),
+                       "%s (%s) replaced by %s"
+                       % (P(n), "nullable" if n[5]["nullable"]
+                          else "not nullable", how), base_id)
+        emit("invalid_length", "invalid_length", minus2())
+
+        def nulls():
+            for n in self.shuffled(lengths):
+                if n[5]["nullable"]:
+                    continue
+                t = n[5]["type"]
+                if n[5]["compact"] or (t.startswith("[]") and
+                                       n[5]["flexible"]):
+                    p = b"\x00"
+                else:
+                    p = struct.pack(">h" if t == "string" else ">i", -1)
+                yield (_splice(data, n[0], n[0] + n[1], p),
+                       "%s (not nullable) replaced by null (%s)"
+                       % (P(n), p.hex()), base_id)
+        emit("unexpected_null", "unexpected_null", nulls())
+
+        def bools():
+            for n in self.shuffled(fields):
+                if n[5]["type"] == "bool":
+                    b = self.rng.choice([2, 0x80, 0xFF])
+                    yield (_splice(data, n[0], n[0] + 1, bytes([b])),
+                           "%s bool byte set to 0x%02x" % (P(n), b), base_id)
+        emit("invalid_bool", "invalid_bool", bools())
+
+        uvs = [n for n in nodes if n[5].get("tags") is not None]
+        uvs += [n for n in fields if n[5]["compact"] and
+                n[5]["type"] in LENGTH_TYPES]
+        uvs += [n for n in arrays if n[5]["flexible"]]
+
+        def varints(kind):
+            for n in self.shuffled(uvs):
+                v, k = _read_uvarint(data, n[0])
+                what = "count" if n[5].get("tags") is not None else "length"
+                if kind == "varint_non_canonical":
+                    enc = _groups(v, k + 1)
+                elif kind == "varint_too_long":
+                    enc = _groups(v, 6)
+                else:
+                    if v >= 1 << 28:
+                        continue
+                    enc = _groups(v, 5)[:4] + bytes([0x10])
+                yield (_splice(data, n[0], n[0] + k, enc),
+                       "%s uvarint %s %d rewritten as %s"
+                       % (P(n), what, v, enc.hex()), base_id)
+        for kind in ("varint_non_canonical", "varint_too_long",
+                     "varint_overflow"):
+            emit(kind, kind, varints(kind))
+
+        sections = [n for n in nodes if n[5].get("tags") is not None]
+
+        def tag_order(dup):
+            for n in self.shuffled(sections):
+                known = n[5]["tags"]
+                free = [t for t in range(len(known) + 2) if t not in known]
+                a, b = free[0], free[1]
+                first, second = (a, a) if dup else (b, a)
+                rep = (uvarint(2) + uvarint(first) + b"\x01\x00"
+                       + uvarint(second) + b"\x01\x00")
+                yield (_splice(data, n[0], n[0] + n[1], rep),
+                       "%s replaced by unknown tags %d then %d"
+                       % (P(n), first, second), base_id)
+        emit("tag_out_of_order", "tag_out_of_order", tag_order(False))
+        emit("tag_duplicate", "tag_duplicate", tag_order(True))
+
+        def size_mismatch(longer):
+            for n in self.shuffled(sections):
+                known = n[5]["known"]
+                for tag in sorted(known):
+                    f = known[tag]
+                    sub = Out(False)
+                    self.enc.field(sub, n[5]["msg"], f, n[5]["version"], True,
+                                   "", self.small_value(n[5]["msg"], f,
+                                                        n[5]["version"]))
+                    val = bytes(sub.buf)
+                    if longer:
+                        size, tail = len(val) + 1, b"\x00"
+                    elif val:
+                        size, tail = len(val) - 1, b""
+                    else:
+                        continue
+                    rep = (uvarint(1) + uvarint(tag) + uvarint(size) + val
+                           + tail)
+                    yield (_splice(data, n[0], n[0] + n[1], rep),
+                           "%s replaced by known tag %d (%s, %d value bytes) "
+                           "declaring %d bytes%s"
+                           % (P(n), tag, f["name"], len(val), size,
+                              ", one extra byte after it" if tail else ""),
+                           base_id)
+        emit("tag_size_mismatch-long", "tag_size_mismatch",
+             size_mismatch(True))
+        emit("tag_size_mismatch-short", "tag_size_mismatch",
+             size_mismatch(False))
+
+        emit("trailing_bytes", "trailing_bytes",
+             [(_splice(data, len(data), len(data), b"\x00"),
+               "one byte 0x00 appended after the body", base_id)])
+
+        if m.kind == "request":
+            key = 1000 + m.api_key
+            emit("unknown_api_key", "unknown_api_key",
+                 [(_splice(data, 4, 6, struct.pack(">h", key)),
+                   "RequestHeader.RequestApiKey set to %d" % key, base_id)])
+            if self.current:
+                bad = m.valid.hi + 1
+                emit("unsupported_version", "unsupported_version",
+                     [(_splice(data, 6, 8, struct.pack(">h", bad)),
+                       "RequestHeader.RequestApiVersion set to %d" % bad,
+                       base_id)])
+
+        def utf8():
+            for n in self.shuffled(fields):
+                if n[5]["type"] != "string":
+                    continue
+                bad = self.rng.choice(BAD_UTF8)
+                p = uvarint(len(bad) + 1) if n[5]["compact"] else \
+                    struct.pack(">h", len(bad))
+                yield (_splice(data, n[0], n[0] + n[1], p + bad),
+                       "%s replaced by the bytes %s" % (P(n), bad.hex()),
+                       base_id)
+        emit("invalid_utf8", "invalid_utf8", utf8())
+
+        def markers():
+            for n in self.shuffled(nodes):
+                if n[5].get("marker"):
+                    b = self.rng.choice([0, 2, 0x7F])
+                    yield (_splice(data, n[0], n[0] + 1, bytes([b])),
+                           "%s nullable-struct marker set to %d"
+                           % (P(n), b), base_id)
+        emit("invalid_value", "invalid_value", markers())
+        return out
+
+    def small_value(self, msg, f, version):
+        t = f["type"]
+        if t.startswith("[]"):
+            return []
+        if is_primitive(t):
+            return minimal_primitive(t, self.enc.batch)
+        return minimal_value(msg, msg.struct_fields(f, t), version,
+                             self.enc.batch)
+
+
+# ---------------------------------------------------------------------------
+# Vector sets: one in-memory list of cases, written as the text files and as
+# JSON Lines (conformance/FORMAT.md "Vector records").
+
+FORMAT_VERSION = 1
+JSONL_SETS = ("minimal", "minimal-removed", "seeds", "rich", "negative")
+
+
+def vector_id(set_name, msg, version, suffix=""):
+    return "%s/%s/v%d/%s%s" % (set_name, msg.api_name, version, msg.kind,
+                               "/" + suffix if suffix else "")
+
+
+def _record(set_name, vid, msg, version, frame, source):
+    return {"format": FORMAT_VERSION, "id": vid, "set": set_name,
+            "api_key": msg.api_key, "api_name": msg.api_name,
+            "version": version, "direction": msg.kind,
+            "header_version": header_version(msg, version),
+            "frame": frame.hex()}
+
+
+def accept_record(set_name, vid, schemas, msg, version, frame, header, body):
+    """An accept vector, self-checked: the strict reference decoder must
+    give back exactly (header, body), and the encoder the same bytes."""
+    got = Decoder(schemas).frame(frame, msg.kind, msg.api_key, version)
+    if canonical_json(got["header"]) != canonical_json(header) or \
+            canonical_json(got["body"]) != canonical_json(body):
+        raise SchemaError("%s: decode(encode(v)) != v" % vid)
+    again, _ = Encoder(schemas).frame(msg, version, header=header, body=body)
+    if again != frame:
+        raise SchemaError("%s: encode(decode(b)) != b" % vid)
+    rec = _record(set_name, vid, msg, version, frame, schemas.label)
+    rec.update({"expect": "accept", "header": header, "body": body,
+                "source": schemas.label or "unknown snapshot"})
+    return rec
+
+
+def build_vectors(current, old=None, seeds=None, stats=None):
+    """{set name: [record]} for every set; minimal and minimal-removed
+    records also carry the frame lines of the text files (`_line`)."""
+    sets = {name: [] for name in JSONL_SETS}
+    cases = [(current, "minimal", key, api, v, kind, m)
+             for key, api, v, kind, m in current.frames()]
+    if old is not None:
+        for key, api, v, kind, m in old.frames():
+            cur = current.messages.get((key, kind))
+            if cur is None or v not in cur.valid:
+                cases.append((old, "minimal-removed", key, api, v, kind, m))
+    used = {}  # negative kind -> how many so far (balances the choice)
+    for schemas, mset, key, api, v, kind, m in cases:
+        enc = Encoder(schemas)
+        mid = vector_id(mset, m, v)
+        mdata, mnodes = Encoder(schemas, None, stats).frame(m, v, trace=True)
+        rec = accept_record(mset, mid, schemas, m, v, mdata,
+                            minimal_header(schemas, m, v),
+                            minimal_value(m, m.fields, v, enc.batch))
+        rec["_line"] = frame_line(key, api, v, kind, mdata)
+        sets[mset].append(rec)
+        rid = vector_id("rich", m, v)
+        header, body = rich_instance(schemas, m, v, rid)
+        rdata, rnodes = enc.frame(m, v, trace=True, header=header, body=body)
+        sets["rich"].append(accept_record("rich", rid, schemas, m, v, rdata,
+                                          header, body))
+        gen = NegativeGen(schemas, enc, m, v, current=schemas is current)
+        for name, frame, err, lenient, what in pick_negatives(
+                gen.generate(mid, mdata, mnodes, rid, rdata, rnodes), used):
+            rec = _record("negative", vector_id("negative", m, v, name), m,
+                          v, frame, schemas.label)
+            rec.update({"expect": "reject", "error": err,
+                        "lenient": lenient, "mutation": what,
+                        "source": schemas.label or "unknown snapshot"})
+            sets["negative"].append(rec)
+    for s in seeds or []:
+        m = current.messages[(s["api_key"], s["kind"])]
+        frame = bytes.fromhex(s["hex"])
+        got = Decoder(current).frame(frame, s["kind"], s["api_key"],
+                                     s["version"])
+        sets["seeds"].append(accept_record(
+            "seeds", vector_id("seeds", m, s["version"]), current, m,
+            s["version"], frame, got["header"], got["body"]))
+    return sets
+
+
+# Mutations that apply to few cases are always kept; the others are chosen
+# least-used-first (ties in this order) up to NEGATIVES_PER_CASE.
+RARE_NEGATIVES = ("invalid_bool", "invalid_value", "tag_size_mismatch-long",
+                  "tag_size_mismatch-short", "unsupported_version")
+NEGATIVE_ORDER = ("truncated-cut", "truncated-length", "count_too_large",
+                  "invalid_length", "unexpected_null", "invalid_utf8",
+                  "varint_non_canonical", "varint_too_long",
+                  "varint_overflow", "tag_out_of_order", "tag_duplicate",
+                  "trailing_bytes", "unknown_api_key")
+NEGATIVES_PER_CASE = 5
+
+
+def pick_negatives(candidates, used):
+    by_name = {c[0]: c for c in candidates}
+    keep = [n for n in RARE_NEGATIVES if n in by_name]
+    rest = sorted((n for n in NEGATIVE_ORDER if n in by_name),
+                  key=lambda n: (used.get(n, 0), NEGATIVE_ORDER.index(n)))
+    keep += rest[:max(0, NEGATIVES_PER_CASE - len(keep))]
+    for n in keep:
+        used[n] = used.get(n, 0) + 1
+    return [c for c in candidates if c[0] in keep]
+
+
+def jsonl_text(records):
+    return "".join(canonical_json({k: v for k, v in r.items()
+                                   if not k.startswith("_")}) + "\n"
+                   for r in records)
 
 
 def join(path, name):
@@ -506,12 +1737,7 @@ def frame_line(key, api_name, version, kind, data):
                                   data.hex())
 
 
-def minimal_text(schemas, stats=None):
-    enc = Encoder(schemas, empty_record_batch(), stats)
-    lines = []
-    for key, api, v, kind, m in schemas.frames():
-        data, _ = enc.frame(m, v)
-        lines.append(frame_line(key, api, v, kind, data))
+def minimal_text(schemas, lines):
     label = schemas.label or "unknown snapshot"
     head = [
         "# kwire conformance vectors: the documented minimal frame of every",
@@ -525,15 +1751,7 @@ def minimal_text(schemas, stats=None):
     return "\n".join(head + lines) + "\n", len(lines)
 
 
-def removed_text(current, old, stats=None):
-    enc = Encoder(old, empty_record_batch(), stats)
-    lines = []
-    for key, api, v, kind, m in old.frames():
-        cur = current.messages.get((key, kind))
-        if cur is not None and v in cur.valid:
-            continue
-        data, _ = enc.frame(m, v)
-        lines.append(frame_line(key, api, v, kind, data))
+def removed_text(current, old, lines):
     head = [
         "# kwire conformance vectors: documented minimal frames of the versions",
         "# that the older definition set has and the current one no longer has",
@@ -736,29 +1954,46 @@ def _encoder_path(path):
 # ---------------------------------------------------------------------------
 # Command line.
 
-def build_outputs(args, stats=None):
+def build_outputs(args, stats=None, out_dir=None):
     current = SchemaSet(args.schemas)
     if args.source_label:
         current.label = args.source_label
+    old = None
+    if args.removed_from:
+        old = SchemaSet(args.removed_from)
+        if args.removed_source_label:
+            old.label = args.removed_source_label
+    seeds = None
+    seeds_path = os.path.join(out_dir, "seeds.txt") if out_dir else None
+    if seeds_path and os.path.exists(seeds_path):
+        with open(seeds_path, encoding="utf-8") as fh:
+            seeds = parse_seeds(fh.read())
+    sets = build_vectors(current, old, seeds, stats)
     outputs = {}
-    text, n = minimal_text(current, stats)
+    lines = [r["_line"] for r in sets["minimal"]]
+    text, n = minimal_text(current, lines)
     if n != 608 and not args.allow_count:
         raise SchemaError("expected 608 frames from %s, got %d (pass "
                           "--allow-count for another snapshot)"
                           % (args.schemas, n))
     outputs["minimal.txt"] = text
-    if args.removed_from:
-        old = SchemaSet(args.removed_from)
-        if args.removed_source_label:
-            old.label = args.removed_source_label
-        outputs["minimal-removed.txt"], _ = removed_text(current, old, stats)
+    if old is not None:
+        outputs["minimal-removed.txt"], _ = removed_text(
+            current, old, [r["_line"] for r in sets["minimal-removed"]])
+    for name in JSONL_SETS:
+        if name == "minimal-removed" and old is None:
+            continue
+        if name == "seeds" and seeds is None:
+            continue
+        outputs[name + ".jsonl"] = jsonl_text(sets[name])
     return current, outputs
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        description="Independent reference encoder for kwire conformance "
-                    "vectors (documented minimal frames).")
+        description="Independent reference encoder and decoder for kwire "
+                    "conformance vectors (minimal, rich and negative frames, "
+                    "text and JSON Lines).")
     ap.add_argument("--schemas", required=True,
                     help="Kafka message-definition directory (current set)")
     ap.add_argument("--removed-from", metavar="OLD_DIR",
@@ -798,14 +2033,14 @@ def main(argv=None):
         print("vector %d %s %d %s %d" % (key, m.api_name, ver, kind,
                                          len(data)))
         print("hex " + data.hex())
-        for off, size, path, typ, value in nodes:
+        for off, size, path, typ, value, _ in nodes:
             print("node 0x%04x %d %s %s%s" % (
                 off, size, path, typ, "" if value is None else " " + value))
         print("end")
         return 0
 
     stats = {} if args.stats else None
-    current, outputs = build_outputs(args, stats)
+    current, outputs = build_outputs(args, stats, out_dir)
 
     if stats is not None:
         for what in sorted(stats):
@@ -824,6 +2059,16 @@ def main(argv=None):
                 print("check: %s: %s" % (path, exc), file=sys.stderr)
                 ok = False
                 continue
+            if name in ("rich.jsonl", "negative.jsonl") and \
+                    not args.removed_from:
+                # Without the older set only the current set's lines can
+                # be regenerated: compare those.
+                kept = [l for l in have.splitlines(True)
+                        if json.loads(l).get("source") == current.label]
+                print("check: %s: %d lines of removed versions not checked "
+                      "(no --removed-from)" % (name, len(
+                          have.splitlines()) - len(kept)))
+                have = "".join(kept)
             if have != text:
                 ok = False
                 print("check: %s differs from the regenerated text:" % path,

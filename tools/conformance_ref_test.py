@@ -227,5 +227,450 @@ class CheckModeTest(unittest.TestCase):
         self.assertEqual(rc, 0, log)
 
 
+
+# ---------------------------------------------------------------------------
+# The general encoder and the reference decoder, on a hand-made message whose
+# expected bytes are assembled here piece by piece from the wire rules
+# (conformance/README.md), not taken from the tool's output.
+
+def _f(name, typ, versions="0+", **kw):
+    d = {"name": name, "type": typ, "versions": versions}
+    d.update(kw)
+    return d
+
+
+class _TestSchemas:
+    """One request (key 77, v0 classic, v1 flexible) using every type."""
+
+    def __init__(self):
+        fields = [
+            _f("Flag", "bool"), _f("I8", "int8"), _f("I16", "int16"),
+            _f("U16", "uint16"), _f("I32", "int32"), _f("I64", "int64"),
+            _f("Ratio", "float64"), _f("Uid", "uuid"), _f("Name", "string"),
+            _f("Opt", "string", nullableVersions="0+"),
+            _f("Data", "bytes"), _f("Ids", "[]int32"),
+            _f("Sub", "SubStruct", nullableVersions="0+",
+               fields=[_f("Id", "int32")]),
+            _f("Items", "[]Item", fields=[_f("Key", "string")]),
+            _f("Rec", "records", nullableVersions="0+"),
+            _f("Epoch", "int64", "1+", taggedVersions="1+", tag=2),
+            _f("Note", "string", "1+", taggedVersions="1+", tag="4"),
+            _f("Leader", "LeaderStruct", "1+", taggedVersions="1+", tag=6,
+               fields=[_f("Id", "int32")]),
+        ]
+        self.msg = ref.MessageDef("<test>", {
+            "name": "KwireTestRequest", "type": "request", "apiKey": 77,
+            "validVersions": "0-1", "flexibleVersions": "1+",
+            "fields": fields})
+        self.messages = {(77, "request"): self.msg}
+        self.headers = _BuiltinSeedSchemas().headers
+        self.label = "test"
+
+
+VALUE = {
+    "Flag": True, "I8": -128, "I16": 32767, "U16": 65535,
+    "I32": -2147483648, "I64": "-9223372036854775808", "Ratio": -0.0,
+    "Uid": "00112233445566778899aabbccddeeff", "Name": "h\u00e9",
+    "Opt": None, "Data": "00ff", "Ids": [1, -1], "Sub": {"Id": 7},
+    "Items": [{"Key": ""}], "Rec": None,
+}
+
+
+def _pieces(flexible):
+    """[(path, bytes)] of the body of VALUE, by hand."""
+    import struct as st
+
+    def ln(n, classic):  # compact n+1 or a classic signed length
+        return bytes([n + 1]) if flexible else st.pack(classic, n)
+    tags = b"\x00" if flexible else b""
+    return [
+        ("Flag", b"\x01"), ("I8", b"\x80"), ("I16", b"\x7f\xff"),
+        ("U16", b"\xff\xff"), ("I32", b"\x80\x00\x00\x00"),
+        ("I64", b"\x80" + b"\x00" * 7), ("Ratio", b"\x80" + b"\x00" * 7),
+        ("Uid", bytes.fromhex("00112233445566778899aabbccddeeff")),
+        ("Name", ln(3, ">h") + b"h\xc3\xa9"),
+        ("Opt", b"\x00" if flexible else b"\xff\xff"),
+        ("Data", ln(2, ">i") + b"\x00\xff"),
+        ("Ids", ln(2, ">i") + b"\x00\x00\x00\x01\xff\xff\xff\xff"),
+        ("Sub", b"\x01\x00\x00\x00\x07" + tags),
+        ("Items", ln(1, ">i") + ln(0, ">h") + tags),
+        ("Rec", b"\x00" if flexible else b"\xff\xff\xff\xff"),
+        ("tagged_fields", tags),
+    ]
+
+
+def _frame(version, body_pieces, client_id=b"\x00\x00"):
+    import struct as st
+    header = st.pack(">hhi", 77, version, 0) + client_id + (
+        b"\x00" if version == 1 else b"")
+    body = b"".join(p for _, p in body_pieces)
+    return st.pack(">i", len(header) + len(body)) + header + body
+
+
+def _offset(pieces, name, version):
+    hdr = 4 + 10 + (1 if version == 1 else 0)
+    for n, p in pieces:
+        if n == name:
+            return hdr
+        hdr += len(p)
+    raise KeyError(name)
+
+
+class EncoderDecoderTest(unittest.TestCase):
+    def setUp(self):
+        self.s = _TestSchemas()
+        self.enc = ref.Encoder(self.s)
+        self.dec = ref.Decoder(self.s)
+        self.java = ref.Decoder(self.s, java=True)
+
+    def header(self, v):
+        return {"RequestApiKey": 77, "RequestApiVersion": v,
+                "CorrelationId": 0, "ClientId": ""}
+
+    def encode(self, v, body, header=None):
+        return self.enc.frame(self.s.msg, v, header=header or self.header(v),
+                              body=body)[0]
+
+    def test_every_type_both_encodings(self):
+        for v in (0, 1):
+            want = _frame(v, _pieces(v == 1))
+            self.assertEqual(self.encode(v, VALUE).hex(), want.hex(), v)
+            got = self.dec.frame(want, "request")
+            self.assertEqual(ref.canonical_json(got["body"]),
+                             ref.canonical_json(VALUE))
+            self.assertEqual(got["header"], self.header(v))
+            self.assertEqual(got["header_version"], 2 if v else 1)
+
+    def test_float64_mapping(self):
+        cases = {"-0.0": 0x8000000000000000, "5e-324": 1,
+                 "1.7976931348623157e+308": 0x7FEFFFFFFFFFFFFF,
+                 '"NaN"': 0x7FF8000000000000,
+                 '"NaN:0x7ff0000000000001"': 0x7FF0000000000001,
+                 '"NaN:0xfff8000000000000"': 0xFFF8000000000000,
+                 '"Infinity"': 0x7FF0000000000000,
+                 '"-Infinity"': 0xFFF0000000000000, "0.1": 0x3FB999999999999A}
+        for text, bits in cases.items():
+            self.assertEqual(ref.canonical_json(ref.float64_to_json(bits)),
+                             text)
+            self.assertEqual(ref.float64_bits(ref.json.loads(text)), bits)
+        body = dict(VALUE, Ratio="NaN:0x7ff0000000000001")
+        data = self.encode(1, body)
+        off = _offset(_pieces(True), "Ratio", 1)
+        self.assertEqual(data[off:off + 8].hex(), "7ff0000000000001")
+        self.assertEqual(self.dec.frame(data, "request")["body"]["Ratio"],
+                         "NaN:0x7ff0000000000001")
+
+    def test_nulls_and_empties_differ(self):
+        for v in (0, 1):
+            body = dict(VALUE, Opt="", Rec="", Sub=None, Ids=[])
+            got = self.dec.frame(self.encode(v, body), "request")["body"]
+            self.assertEqual(got["Opt"], "")
+            self.assertEqual(got["Rec"], "")
+            self.assertIsNone(got["Sub"])
+            self.assertEqual(got["Ids"], [])
+
+    def test_tags_merged_in_order(self):
+        body = dict(VALUE, Epoch="5", Note="x", _unknownTaggedFields=[
+            {"tag": 1, "data": "aa"}, {"tag": 3, "data": ""},
+            {"tag": 9, "data": "0102"}])
+        data = self.encode(1, body)
+        tail = (b"\x05" + b"\x01\x01\xaa" + b"\x02\x08" + b"\x00" * 7
+                + b"\x05" + b"\x03\x00" + b"\x04\x02\x02x"
+                + b"\x09\x02\x01\x02")
+        self.assertTrue(data.endswith(tail), data.hex())
+        got = self.dec.frame(data, "request")["body"]
+        self.assertEqual(list(got)[-3:],
+                         ["Epoch", "Note", "_unknownTaggedFields"])
+        self.assertEqual(got["Epoch"], "5")
+        self.assertEqual([u["tag"] for u in got["_unknownTaggedFields"]],
+                         [1, 3, 9])
+        with self.assertRaises(ref.SchemaError):  # unknown tag = known tag
+            self.encode(1, dict(VALUE, _unknownTaggedFields=[
+                {"tag": 2, "data": ""}]))
+        with self.assertRaises(ref.SchemaError):
+            self.encode(0, dict(VALUE, _unknownTaggedFields=[
+                {"tag": 1, "data": ""}]))
+
+    def test_client_id_never_compact(self):
+        data = self.encode(1, VALUE, dict(self.header(1), ClientId="ab"))
+        self.assertEqual(data[12:17], b"\x00\x02ab\x00")
+        data = self.encode(1, VALUE, dict(self.header(1), ClientId=None))
+        self.assertEqual(data[12:15], b"\xff\xff\x00")
+
+    def test_encoder_rejects_bad_values(self):
+        for bad in ({"I8": 128}, {"U16": -1}, {"I64": 2 ** 63},
+                    {"Name": None}, {"Flag": 1}, {"Uid": "00"},
+                    {"Nope": 1}):
+            with self.assertRaises(ref.SchemaError, msg=bad):
+                self.encode(1, dict(VALUE, **bad))
+
+    # -- negative kinds: the exact error of each ----------------------------
+
+    def expect(self, data, kind, offset, path, lenient):
+        with self.assertRaises(ref.DecodeError) as cm:
+            self.dec.frame(data, "request")
+        e = cm.exception
+        self.assertEqual((e.kind, e.offset, e.path), (kind, offset, path),
+                         str(e))
+        try:
+            self.java.frame(data, "request")
+            accepted = True
+        except ref.DecodeError:
+            accepted = False
+        self.assertEqual(accepted, lenient, kind)
+
+    def mutated(self, v, name, piece):
+        pieces = [(n, piece if n == name else p)
+                  for n, p in _pieces(v == 1)]
+        return _frame(v, pieces), _offset(pieces, name, v)
+
+    def test_truncated_inside_a_field(self):
+        import struct as st
+        full = _frame(1, _pieces(True))
+        off = _offset(_pieces(True), "Ratio", 1)
+        cut = full[:off + 3]
+        cut = st.pack(">i", len(cut) - 4) + cut[4:]
+        self.expect(cut, "truncated", off, "KwireTestRequest.Ratio", False)
+
+    def test_length_beyond_bytes_left(self):
+        data, off = self.mutated(1, "Name", b"\x7fh\xc3\xa9")
+        self.expect(data, "truncated", off, "KwireTestRequest.Name", False)
+        data, off = self.mutated(0, "Data", b"\x00\x00\x01\x00\x00\xff")
+        self.expect(data, "truncated", off, "KwireTestRequest.Data", False)
+
+    def test_count_too_large(self):
+        data, off = self.mutated(0, "Items", b"\x7f\xff\xff\xff\x00\x00")
+        self.expect(data, "count_too_large", off, "KwireTestRequest.Items",
+                    False)
+
+    def test_negative_lengths(self):
+        data, off = self.mutated(0, "Name", b"\xff\xfe")
+        self.expect(data, "invalid_length", off, "KwireTestRequest.Name",
+                    False)
+        # nullable: Java takes any negative length as null
+        data, off = self.mutated(0, "Opt", b"\xff\xfe")
+        self.expect(data, "invalid_length", off, "KwireTestRequest.Opt", True)
+        data, off = self.mutated(1, "Opt", b"\xff\xff\xff\xff\x0f")
+        self.expect(data, "invalid_length", off, "KwireTestRequest.Opt", True)
+
+    def test_null_where_not_nullable(self):
+        data, off = self.mutated(1, "Name", b"\x00")
+        self.expect(data, "unexpected_null", off, "KwireTestRequest.Name",
+                    False)
+        data, off = self.mutated(0, "Ids", b"\xff\xff\xff\xff")
+        self.expect(data, "unexpected_null", off, "KwireTestRequest.Ids",
+                    False)
+
+    def test_bool(self):
+        data, off = self.mutated(1, "Flag", b"\x02")
+        self.assertEqual(off, 15)
+        self.expect(data, "invalid_bool", 15, "KwireTestRequest.Flag", True)
+
+    def test_varints(self):
+        rest = b"\x00\x00\x00\x01\xff\xff\xff\xff"
+        for enc, kind, lenient in (
+                (b"\x83\x00", "varint_non_canonical", True),
+                (b"\x83\x80\x80\x80\x80\x00", "varint_too_long", False),
+                (b"\x83\x80\x80\x80\x10", "varint_overflow", True)):
+            data, off = self.mutated(1, "Ids", enc + rest)
+            self.expect(data, kind, off, "KwireTestRequest.Ids", lenient)
+
+    def test_tags(self):
+        path = "KwireTestRequest.tagged_fields"
+        data, off = self.mutated(1, "tagged_fields",
+                                 b"\x02\x05\x00\x03\x00")
+        self.expect(data, "tag_out_of_order", off + 3, path, True)
+        data, off = self.mutated(1, "tagged_fields",
+                                 b"\x02\x05\x00\x05\x00")
+        self.expect(data, "tag_duplicate", off + 3, path, True)
+        data, off = self.mutated(1, "tagged_fields",
+                                 b"\x01\x02\x07" + b"\x00" * 8)
+        self.expect(data, "tag_size_mismatch", off + 1,
+                    "KwireTestRequest.Epoch", True)  # Java ignores the size
+        data, off = self.mutated(1, "tagged_fields",
+                                 b"\x01\x02\x09" + b"\x00" * 9)
+        self.expect(data, "tag_size_mismatch", off + 1,
+                    "KwireTestRequest.Epoch", False)
+        # a struct-typed tag whose declared size ends before its own
+        # tagged-field count: named by what was being read
+        data, off = self.mutated(1, "tagged_fields",
+                                 b"\x01\x06\x04\x00\x00\x00\x07\x00")
+        self.expect(data, "tag_size_mismatch", off + 1,
+                    "KwireTestRequest.Leader.tagged_fields", True)
+        data, off = self.mutated(1, "tagged_fields",
+                                 b"\x01\x06\x05\x00\x00\x00\x07\x00")
+        self.assertEqual(self.dec.frame(data, "request")["body"]["Leader"],
+                         {"Id": 7})
+        data, off = self.mutated(1, "tagged_fields", b"\x01\x07\x05\x00")
+        self.expect(data, "truncated", off + 1, path, False)
+        data, off = self.mutated(1, "tagged_fields", b"\x05\x01\x00")
+        self.expect(data, "count_too_large", off, path, False)
+
+    def test_trailing_bytes(self):
+        full = _frame(1, _pieces(True) + [("x", b"\x00")])
+        self.expect(full, "trailing_bytes", len(full) - 1, "", False)
+
+    def test_api_key_and_version(self):
+        full = _frame(1, _pieces(True))
+        self.expect(full[:4] + b"\x03\xe7" + full[6:], "unknown_api_key", 4,
+                    "RequestHeader.RequestApiKey", False)
+        self.expect(full[:6] + b"\x00\x05" + full[8:], "unsupported_version",
+                    6, "RequestHeader.RequestApiVersion", False)
+
+    def test_invalid_utf8(self):
+        data, off = self.mutated(1, "Name", b"\x03h\xff")
+        self.expect(data, "invalid_utf8", off + 2, "KwireTestRequest.Name",
+                    True)
+        data, off = self.mutated(0, "Name", b"\x00\x03\xed\xa0\x80")
+        self.expect(data, "invalid_utf8", off + 2, "KwireTestRequest.Name",
+                    True)  # a surrogate is not UTF-8
+
+    def test_struct_marker(self):
+        data, off = self.mutated(1, "Sub", b"\x02\x00\x00\x00\x07\x00")
+        self.expect(data, "invalid_value", off, "KwireTestRequest.Sub", True)
+        data, off = self.mutated(1, "Sub", b"\xfe")
+        self.expect(data, "invalid_value", off, "KwireTestRequest.Sub", True)
+
+    def test_frame_size(self):
+        full = _frame(1, _pieces(True))
+        self.expect(b"\x00\x00\x00\x01" + full[4:], "invalid_frame_size", 0,
+                    "Frame.size", False)
+
+
+class RecordBatchTest(unittest.TestCase):
+    def test_batch_with_records(self):
+        import struct as st
+        batch = ref.record_batch(
+            [(0, b"k", b"v", []), (5, None, b"", [(b"h", None)])],
+            base_timestamp=1000)
+        self.assertEqual(st.unpack(">i", batch[8:12])[0], len(batch) - 12)
+        self.assertEqual(batch[16], 2)
+        self.assertEqual(st.unpack(">I", batch[17:21])[0],
+                         ref.crc32c(batch[21:]))
+        self.assertEqual(st.unpack(">i", batch[23:27])[0], 1)  # lastOffsetDelta
+        self.assertEqual(st.unpack(">q", batch[35:43])[0], 1005)  # maxTimestamp
+        self.assertEqual(st.unpack(">i", batch[57:61])[0], 2)
+        # record 0: length 8 (zigzag 0x10), attributes 0, tsDelta 0,
+        # offsetDelta 0, key len 1 (zigzag 2) "k", value len 1 "v", 0 headers
+        self.assertEqual(batch[61:70].hex(), "10" "00" "00" "00" "026b"
+                         "0276" "00")
+        self.assertEqual(ref.record_batch([]), ref.empty_record_batch())
+
+
+# ---------------------------------------------------------------------------
+# The JSON Lines files.
+
+JSONL_COUNTS = {"minimal.jsonl": 608, "minimal-removed.jsonl": 64,
+                "seeds.jsonl": 4, "rich.jsonl": 672}
+ERROR_KINDS = {
+    "truncated", "invalid_length", "unexpected_null", "count_too_large",
+    "invalid_bool", "invalid_value", "varint_too_long", "varint_overflow",
+    "varint_non_canonical", "invalid_utf8", "tag_out_of_order",
+    "tag_duplicate", "tag_size_mismatch", "trailing_bytes",
+    "unknown_api_key", "unsupported_version", "invalid_frame_size"}
+
+
+def read_jsonl(name):
+    with open(os.path.join(VECTORS, name), encoding="utf-8") as fh:
+        text = fh.read()
+    return text, [ref.json.loads(line) for line in text.split("\n") if line]
+
+
+class JsonlFilesTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.files = {}
+        for name in list(JSONL_COUNTS) + ["negative.jsonl"]:
+            cls.files[name] = read_jsonl(name)
+
+    def test_counts_and_members(self):
+        ids = set()
+        for name, (text, recs) in self.files.items():
+            self.assertTrue(text.endswith("\n") and "\r" not in text)
+            if name in JSONL_COUNTS:
+                self.assertEqual(len(recs), JSONL_COUNTS[name], name)
+            for r in recs:
+                self.assertEqual(r["format"], 1)
+                self.assertEqual(r["set"], name[:-len(".jsonl")])
+                self.assertNotIn(r["id"], ids)
+                ids.add(r["id"])
+                frame = bytes.fromhex(r["frame"])
+                self.assertEqual(int.from_bytes(frame[:4], "big"),
+                                 len(frame) - 4, r["id"])
+                if r["expect"] == "accept":
+                    self.assertIn("header", r)
+                    self.assertIn("body", r)
+                    if r["direction"] == "request":
+                        self.assertEqual(
+                            r["header"]["RequestApiKey"], r["api_key"])
+                        self.assertEqual(
+                            int.from_bytes(frame[4:6], "big"), r["api_key"])
+                else:
+                    self.assertEqual(r["expect"], "reject")
+                    self.assertIn(r["error"]["kind"], ERROR_KINDS)
+                    self.assertIsInstance(r["lenient"], bool)
+                    self.assertTrue(r["mutation"])
+
+    def test_same_frames_as_text_files(self):
+        for txt, js in (("minimal.txt", "minimal.jsonl"),
+                        ("minimal-removed.txt", "minimal-removed.jsonl")):
+            rows = [(r[0], r[2], r[3], r[5])
+                    for r in ref.parse_vector_lines(read(txt))]
+            recs = [(r["api_key"], r["version"], r["direction"], r["frame"])
+                    for r in self.files[js][1]]
+            self.assertEqual(rows, recs)
+        seeds = [s["hex"] for s in ref.parse_seeds(read("seeds.txt"))]
+        self.assertEqual(seeds, [r["frame"]
+                                 for r in self.files["seeds.jsonl"][1]])
+
+    def test_rich_covers_minimal_cases(self):
+        keys = lambda n: sorted((r["api_key"], r["version"], r["direction"])
+                                for r in self.files[n][1])
+        self.assertEqual(keys("rich.jsonl"),
+                         sorted(keys("minimal.jsonl")
+                                + keys("minimal-removed.jsonl")))
+
+    def test_negative_kinds(self):
+        recs = self.files["negative.jsonl"][1]
+        kinds = {r["error"]["kind"] for r in recs}
+        self.assertEqual(kinds, ERROR_KINDS - {"invalid_frame_size"})
+        cases = {(r["api_key"], r["version"], r["direction"]) for r in recs}
+        self.assertEqual(len(cases), 672)
+        lenient = {r["error"]["kind"] for r in recs if r["lenient"]}
+        self.assertNotIn("trailing_bytes", lenient)
+        self.assertNotIn("varint_too_long", lenient)
+        self.assertIn("varint_non_canonical", lenient)
+        for r in recs:
+            frame = bytes.fromhex(r["frame"])
+            self.assertLessEqual(r["error"]["offset"], len(frame), r["id"])
+
+    def test_decoder_agrees_with_every_vector(self):
+        d = os.environ.get("KWIRE_KAFKA_SCHEMAS")
+        old = os.environ.get("KWIRE_KAFKA_SCHEMAS_PRE40")
+        if not d or not old:
+            self.skipTest("KWIRE_KAFKA_SCHEMAS / KWIRE_KAFKA_SCHEMAS_PRE40 "
+                          "not set")
+        cur, pre = ref.SchemaSet(d), ref.SchemaSet(old)
+        decs = {}
+        for name, (_, recs) in self.files.items():
+            for r in recs:
+                s = cur if r["source"] == cur.label else pre
+                dec = decs.setdefault(id(s), ref.Decoder(s))
+                frame = bytes.fromhex(r["frame"])
+                if r["expect"] == "accept":
+                    got = dec.frame(frame, r["direction"], r["api_key"],
+                                    r["version"])
+                    self.assertEqual(ref.canonical_json(got["body"]),
+                                     ref.canonical_json(r["body"]), r["id"])
+                    self.assertEqual(got["header_version"],
+                                     r["header_version"])
+                else:
+                    with self.assertRaises(ref.DecodeError) as cm:
+                        dec.frame(frame, r["direction"], r["api_key"],
+                                  r["version"])
+                    self.assertEqual(cm.exception.as_json(), r["error"],
+                                     r["id"])
+
+
 if __name__ == "__main__":
     unittest.main()
