@@ -20,6 +20,17 @@
 #   KWIRE_FUZZ_BIN_DIR   run the targets found there instead of building the fuzz
 #                        preset (e.g. build/oss-fuzz-sim/address/out after tools/oss-fuzz-sim.sh,
 #                        as .ci/run does: one clang build instead of two)
+#   KWIRE_FUZZ_ENGINE    libfuzzer (default) or afl: AFL++'s afl-fuzz on targets built
+#                        with its libFuzzer driver, which KWIRE_FUZZ_BIN_DIR must name
+#                        (FUZZING_ENGINE=afl tools/oss-fuzz-sim.sh builds them into
+#                        build/oss-fuzz-sim/afl-address/out). Seeds: the OSS-Fuzz seed
+#                        corpus of the checkout (fuzz/oss-fuzz-seed-corpus.sh: corpus/<target>/
+#                        and corpus/regressions/, files longer than max_len left out);
+#                        run_fuzzer's AFL_* settings, -t 5000 (ms), -x <target>.dict,
+#                        -V <seconds>; KWIRE_FUZZ_ARGS go to afl-fuzz. Numbers from
+#                        fuzzer_stats (execs_per_sec, execs_done, edges_found, bitmap_cvg,
+#                        corpus_count); each crash or hang is copied into findings/ as
+#                        <target>-crash-<sha1 prefix> / <target>-hang-<sha1 prefix>, not minimized.
 # The committed corpus is never modified: new inputs and findings stay in the work
 # directory. Exit status 0 no finding, 1 finding(s) or a target failed, 2 usage or
 # build error.
@@ -35,7 +46,9 @@ usage() {
   echo "never into corpus/. Targets: $(sed -n '/^set(KWIRE_FUZZERS/,/^)/p' fuzz/CMakeLists.txt |
     grep -o '[a-z_]*_fuzzer' | tr '\n' ' ')"
   echo "Environment: KWIRE_FUZZ_JOBS KWIRE_FUZZ_WORK KWIRE_FUZZ_VARIANT KWIRE_FUZZ_ARGS"
-  echo "KWIRE_FUZZ_BIN_DIR (see the header of this script). Exit 0 no finding, 1 findings, 2 usage."
+  echo "KWIRE_FUZZ_BIN_DIR KWIRE_FUZZ_ENGINE (libfuzzer, or afl: afl-fuzz on the AFL++ build in"
+  echo "KWIRE_FUZZ_BIN_DIR, e.g. build/oss-fuzz-sim/afl-address/out; see the header of this"
+  echo "script). Exit 0 no finding, 1 findings, 2 usage."
 }
 usage_error() {
   echo "fuzz-campaign: $1" >&2
@@ -70,11 +83,21 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=($all_targets)
 fi
 variant="${KWIRE_FUZZ_VARIANT:-}"
+engine="${KWIRE_FUZZ_ENGINE:-libfuzzer}"
+case "$engine" in
+  libfuzzer) ;;
+  afl)
+    [ -n "${KWIRE_FUZZ_BIN_DIR:-}" ] || usage_error "KWIRE_FUZZ_ENGINE=afl needs KWIRE_FUZZ_BIN_DIR \
+(an AFL++ build: FUZZING_ENGINE=afl tools/oss-fuzz-sim.sh, then build/oss-fuzz-sim/afl-address/out)"
+    command -v afl-fuzz >/dev/null || usage_error "afl-fuzz not found (tools/install-deps.sh installs afl++)"
+    ;;
+  *) usage_error "KWIRE_FUZZ_ENGINE must be libfuzzer or afl, got '$engine'" ;;
+esac
 jobs="${KWIRE_FUZZ_JOBS:-2}"
 work="${KWIRE_FUZZ_WORK:-build/fuzz-campaign/$(date +%Y%m%d-%H%M%S)}"
 bin_dir="${KWIRE_FUZZ_BIN_DIR:-build/fuzz/fuzz}"
 
-echo "== fuzz campaign: ${#targets[@]} targets x ${secs}s (work dir ${work}) =="
+echo "== fuzz campaign: ${#targets[@]} targets x ${secs}s, $engine (work dir ${work}) =="
 findings="$work/findings"
 mkdir -p "$work" "$findings"
 if [ -z "${KWIRE_FUZZ_BIN_DIR:-}" ]; then
@@ -95,6 +118,10 @@ if [ -z "${KWIRE_FUZZ_BIN_DIR:-}" ]; then
 fi
 for t in "${targets[@]}"; do
   [ -x "$bin_dir/${t}${variant}" ] || { echo "no fuzz target $bin_dir/${t}${variant}"; exit 2; }
+  if [ "$engine" = afl ] && ! grep -q '__afl_persistent_loop' <(nm "$bin_dir/${t}${variant}" 2>/dev/null); then
+    echo "$bin_dir/${t}${variant} is not built with AFL++'s driver (FUZZING_ENGINE=afl tools/oss-fuzz-sim.sh)"
+    exit 2
+  fi
 done
 
 # Reads "key = value" from fuzz/<target>.options.
@@ -102,7 +129,70 @@ option() { sed -n "s/^$2 *= *//p" "fuzz/$1.options" 2>/dev/null | head -1 || tru
 
 summary=()
 crashes=0
+
+# fuzz_afl <target>: one afl-fuzz run of $secs seconds in $work/<target>/, as run_fuzzer
+# starts it in base-runner (its AFL_* and ASAN_OPTIONS), on the target's OSS-Fuzz seeds.
+fuzz_afl() {
+  local t="$1" bin="$bin_dir/${1}${variant}" dir="$work/${1}${variant}" rc stats a kind sha out
+  mkdir -p "$dir/in"
+  # The seeds ClusterFuzz gets: corpus/<t>/ and corpus/regressions/ without the files
+  # longer than max_len (which afl-fuzz would feed whole) and without README.md.
+  fuzz/oss-fuzz-seed-corpus.sh "$t" "$dir" "$(pwd)" 2>"$dir/seeds.log" | sed 's/^/   /'
+  sed 's/^/   /' "$dir/seeds.log"
+  unzip -q -o "$dir/${t}_seed_corpus.zip" -d "$dir/in"
+  local before dict=()
+  before=$(find "$dir/in" -type f | wc -l)
+  [ -f "fuzz/$t.dict" ] && dict=(-x "fuzz/$t.dict")
+  set +e
+  # shellcheck disable=SC2086  # KWIRE_FUZZ_ARGS: several afl-fuzz flags
+  ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=0:detect_odr_violation=0" \
+  UBSAN_OPTIONS="silence_unsigned_overflow=1:symbolize=0" \
+  AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_SKIP_CPUFREQ=1 AFL_TRY_AFFINITY=1 \
+  AFL_FAST_CAL=1 AFL_CMPLOG_ONLY_NEW=1 AFL_FORKSRV_INIT_TMOUT=30000 AFL_IGNORE_PROBLEMS=1 \
+  AFL_IGNORE_UNKNOWN_ENVS=1 \
+    timeout -s INT $((secs + 300)) nice afl-fuzz -i "$dir/in" -o "$dir/afl" -V "$secs" -t 5000 \
+      "${dict[@]}" ${KWIRE_FUZZ_ARGS:-} -- "$bin" </dev/null >"$dir/log" 2>&1
+  rc=$?
+  set -e
+  stats="$dir/afl/default/fuzzer_stats"
+  stat_get() { if [ -f "$stats" ]; then awk -v k="$1" '$1 == k {print $3; exit}' "$stats"; fi; }
+  local execs runs edges cvg after total ncrash nhang status="ok"
+  execs=$(stat_get execs_per_sec); runs=$(stat_get execs_done); edges=$(stat_get edges_found)
+  cvg=$(stat_get bitmap_cvg); after=$(stat_get corpus_count); total=$(stat_get total_edges)
+  ncrash=$(stat_get saved_crashes); nhang=$(stat_get saved_hangs)
+  local found=()
+  while IFS= read -r -d '' a; do found+=("$a"); done \
+    < <(find "$dir/afl/default/crashes" "$dir/afl/default/hangs" -maxdepth 1 -type f \
+        -name 'id:*' -print0 2>/dev/null)
+  if [ ${#found[@]} -gt 0 ] || [ $rc -ne 0 ] || [ ! -f "$stats" ]; then
+    status="FAILED (exit $rc)"
+    [ -f "$stats" ] || { echo "-- $t: afl-fuzz did not run; last lines of $dir/log:"; tail -15 "$dir/log"; }
+  fi
+  summary+=("$(printf '%-24s %9s %10s %15s %8s %6s -> %-6s %7s %5s  %s' "$t$variant" "${execs:-?}" \
+    "${runs:-?}" "${edges:-?}/${total:-?}" "${cvg:-?}" "$before" "${after:-?}" "${ncrash:-?}" \
+    "${nhang:-?}" "$status")")
+  for a in "${found[@]}"; do
+    crashes=$((crashes + 1))
+    kind=crash
+    [[ "$a" == */hangs/* ]] && kind=hang
+    sha=$(sha1sum "$a" | cut -c1-12)
+    out="$findings/${t}-${kind}-${sha}"
+    cp "$a" "$out"
+    echo "-- $t: $kind $a"
+    echo "   copied to $out (not minimized)"
+    if [ "$kind" = hang ]; then
+      echo "   reproduce: timeout 25 $bin_dir/$t $out   (AFL++ driver: runs the file once; hang = > 5 s)"
+    else
+      echo "   reproduce: $bin_dir/$t $out   (AFL++ driver: runs the file once)"
+    fi
+  done
+}
+
 for t in "${targets[@]}"; do
+  if [ "$engine" = afl ]; then
+    fuzz_afl "$t"
+    continue
+  fi
   bin="$bin_dir/${t}${variant}"
   dir="$work/${t}${variant}"
   mkdir -p "$dir/corpus" "$dir/artifacts"
@@ -156,11 +246,20 @@ for t in "${targets[@]}"; do
 done
 
 echo
-printf '%-24s %9s %11s %10s %7s %7s %16s %s\n' target exec/s exec/cpu-s runs cov ft "corpus growth" result
+if [ "$engine" = afl ]; then
+  printf '%-24s %9s %10s %15s %8s %16s %7s %5s  %s\n' target exec/s execs edges/total bitmap \
+    "corpus growth" crashes hangs result
+else
+  printf '%-24s %9s %11s %10s %7s %7s %16s %s\n' target exec/s exec/cpu-s runs cov ft "corpus growth" result
+fi
 for line in "${summary[@]}"; do echo "$line"; done
 echo "logs: $work/<target>/log"
 if [ $crashes -gt 0 ]; then
-  echo "fuzz campaign: $crashes finding(s), minimized into $findings/"
+  if [ "$engine" = afl ]; then
+    echo "fuzz campaign: $crashes finding(s), copied into $findings/"
+  else
+    echo "fuzz campaign: $crashes finding(s), minimized into $findings/"
+  fi
   echo "  (corpus/ is unchanged; to keep one as a regression input once fixed, see"
   echo "   fuzz/README.md, \"Promoting a finding to corpus/regressions/\")"
   exit 1

@@ -39,6 +39,9 @@ packages=(
   # tools/oss-fuzz-sim.sh: each target started in a sandbox with only the out folder and
   # the C/C++ runtime (bwrap), bad_build_check's architecture check (file)
   bubblewrap file
+  # the second fuzzing engine: AFL++ (afl-clang-fast, afl-fuzz, its libFuzzer driver
+  # /usr/lib/afl/libAFLDriver.a; FUZZING_ENGINE=afl tools/oss-fuzz-sim.sh)
+  afl++
 )
 if [ "$peers" = 1 ]; then
   # opt-in: the sarama peer of bench/peers/run.sh (Go, Debian's packaged sources)

@@ -18,7 +18,10 @@
 # network), exit status 0 when every test passes. It replays every committed input of
 # corpus/ (each target's seeds and corpus/regressions/) through every fuzz target in
 # $OUT, as kwire's ctest does in every build (<target>.replay), with the limits
-# ClusterFuzz fuzzes with. It writes only below $WORK (or a temporary directory), never
+# ClusterFuzz fuzzes with. In an AFL++ build ($FUZZING_ENGINE=afl, set by the image) the
+# targets link AFL++'s driver instead, which takes no libFuzzer flags and skips a
+# directory argument without a word: there every non-empty file is named on the command
+# line and each must report "Execution successful.". It writes only below $WORK (or a temporary directory), never
 # into the kwire checkout, so `git diff` is unchanged afterwards.
 #
 # The GoogleTest suites are not run here: the image builds with libc++ and has no
@@ -35,9 +38,10 @@ usage() {
   cat <<'USAGE'
 Usage: run_tests.sh [-h|--help]
 Replays every file of $SRC/kwire/corpus through every fuzz target in $OUT (libFuzzer
--runs=0); exit 0 when all pass, 1 when one fails, 2 on bad usage.
-Environment: SRC, OUT (set by the OSS-Fuzz image), WORK (scratch, default /tmp),
-KWIRE_SRC (kwire checkout, default $SRC/kwire).
+-runs=0; with FUZZING_ENGINE=afl, AFL++'s driver run on the files); exit 0 when all
+pass, 1 when one fails, 2 on bad usage.
+Environment: SRC, OUT (set by the OSS-Fuzz image), FUZZING_ENGINE (libfuzzer by
+default; afl), WORK (scratch, default /tmp), KWIRE_SRC (kwire checkout, default $SRC/kwire).
 Outside docker, after tools/oss-fuzz-sim.sh:
   SRC=build/oss-fuzz-sim/src OUT=build/oss-fuzz-sim/address/out oss-fuzz/projects/kwire/run_tests.sh
 USAGE
@@ -62,6 +66,20 @@ for t in $targets; do
     echo "FAIL $t: no executable $OUT/$t (run build.sh first)"; failed=$((failed + 1)); continue
   fi
   mkdir -p "$scratch/$t"
+  if [ "${FUZZING_ENGINE:-libfuzzer}" = afl ]; then
+    # AFL++'s driver: each file named runs once ("Reading N bytes from ...", then
+    # "Execution successful."); empty files are skipped, so they are not counted.
+    files=$(find "$kwire/corpus" -type f -size +0 | wc -l)
+    if find "$kwire/corpus" -type f -size +0 -print0 | xargs -0 "$OUT/$t" >"$scratch/$t.log" 2>&1 &&
+       [ "$(grep -c '^Execution successful' "$scratch/$t.log")" -eq "$files" ]; then
+      echo "ok   $t: $files files replayed (AFL++ driver)"
+    else
+      echo "FAIL $t: replay of $kwire/corpus failed ($(grep -c '^Execution successful' "$scratch/$t.log") of $files files ran); last lines:"
+      tail -20 "$scratch/$t.log"
+      failed=$((failed + 1))
+    fi
+    continue
+  fi
   # -runs=0: execute every file below the directory once, no fuzzing, nothing written
   # to it; a crash input would go to -artifact_prefix.
   if "$OUT/$t" -runs=0 -rss_limit_mb=2560 -timeout=25 -artifact_prefix="$scratch/$t/" \
