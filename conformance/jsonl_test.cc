@@ -1,0 +1,213 @@
+// kwire against the language-neutral vectors (conformance/vectors/*.jsonl, FORMAT.md),
+// which the independent reference tool (tools/conformance_ref.py) writes:
+//   accept: the frame decodes (strict), its header version is the stated one, its JSON
+//           mapping equals the vector's header and body, it re-encodes byte-identically,
+//           and the vector's JSON encodes (FrameFromJson) to the frame;
+//   reject: the strict decoder refuses it with the stated kind, byte offset and field
+//           path, and the Java-compatible decoder (kQuirksJava) accepts it exactly when
+//           the vector is marked `lenient` (Apache Kafka's Java decoder accepts it).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "codec/protocol/frame.h"
+#include "codec/protocol/registry.h"
+#include "tools/json/json.h"
+
+namespace kwire {
+namespace {
+
+// kwire's ErrorKind in the neutral names of FORMAT.md.
+std::string NeutralKind(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::kVarintNonCanonical: return "varint_non_canonical";
+    case ErrorKind::kTagDuplicate: return "tag_duplicate";
+    case ErrorKind::kInvalidUtf8: return "invalid_utf8";
+    default: break;
+  }
+  std::string s = ErrorKindName(k);
+  std::replace(s.begin(), s.end(), ' ', '_');
+  return s;
+}
+
+struct Line {
+  std::string file;
+  int number;
+  nlohmann::json v;  // sorted members: equality ignores member order
+};
+
+std::vector<Line> LoadAll(std::map<std::string, size_t>& per_set) {
+  std::vector<Line> out;
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(KWIRE_CONFORMANCE_DIR)) {
+    if (e.path().extension() == ".jsonl") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    std::ifstream in(path);
+    std::string text;
+    int number = 0;
+    while (std::getline(in, text)) {
+      ++number;
+      nlohmann::json v = nlohmann::json::parse(text, nullptr, false);
+      EXPECT_TRUE(v.is_object()) << path << ":" << number << ": not a JSON object";
+      if (!v.is_object()) continue;
+      ++per_set[v.value("set", "?")];
+      out.push_back({path.filename().string(), number, std::move(v)});
+    }
+  }
+  return out;
+}
+
+std::vector<uint8_t> Bytes(const nlohmann::json& hex) {
+  const std::string raw = absl::HexStringToBytes(hex.get<std::string>());
+  return {raw.begin(), raw.end()};
+}
+
+// Decodes the vector's frame; the frame's JSON object (FrameToJson; null when `json` is
+// false: a string kept under kQuirkInvalidUtf8 has no JSON form) or the status.
+absl::StatusOr<Json> Decode(const nlohmann::json& v, std::span<const uint8_t> frame,
+                            uint32_t quirks, std::vector<uint8_t>* reencoded, bool json = true) {
+  FrameOptions options;
+  options.decode.quirks = quirks;
+  const int16_t key = v["api_key"].get<int16_t>();
+  const int16_t version = v["version"].get<int16_t>();
+  if (v["direction"] == "request") {
+    absl::StatusOr<RequestFrame> f = DecodeRequestFrame(frame, options);
+    if (!f.ok()) return f.status();
+    if (f->api_key() != key || f->api_version() != version) {
+      return absl::InternalError(absl::StrCat("decoded API ", f->api_key(), " v",
+                                              f->api_version()));
+    }
+    if (reencoded != nullptr) {
+      absl::StatusOr<std::vector<uint8_t>> e = EncodeRequestFrame(f->header, f->body);
+      if (!e.ok()) return e.status();
+      *reencoded = *std::move(e);
+    }
+    return json ? RequestFrameToJson(*f) : Json();
+  }
+  absl::StatusOr<ResponseFrame> f = DecodeResponseFrame(frame, key, version, options);
+  if (!f.ok()) return f.status();
+  if (reencoded != nullptr) {
+    absl::StatusOr<std::vector<uint8_t>> e = EncodeResponseFrame(f->header, key, version, f->body);
+    if (!e.ok()) return e.status();
+    *reencoded = *std::move(e);
+  }
+  return json ? ResponseFrameToJson(*f, key, version) : Json();
+}
+
+std::vector<std::string> CheckAccept(const nlohmann::json& v) {
+  std::vector<std::string> failures;
+  const std::vector<uint8_t> frame = Bytes(v["frame"]);
+  std::vector<uint8_t> again;
+  absl::StatusOr<Json> j = Decode(v, frame, 0, &again);
+  if (!j.ok()) return {absl::StrCat("does not decode: ", j.status().message())};
+  if ((*j)["header_version"] != v["header_version"]) {
+    failures.push_back(absl::StrCat("header version ", (*j)["header_version"].dump()));
+  }
+  for (const char* part : {"header", "body"}) {
+    const nlohmann::json mine = nlohmann::json::parse((*j)[part].dump());
+    if (mine != v[part]) {
+      failures.push_back(absl::StrCat(part, " differs: kwire ", mine.dump(), " vector ",
+                                      v[part].dump()));
+    }
+  }
+  if (again != frame) failures.push_back("re-encodes differently");
+  absl::StatusOr<std::vector<uint8_t>> built = FrameFromJson(Json::parse(v.dump()));
+  if (!built.ok()) {
+    failures.push_back(absl::StrCat("its JSON does not encode: ", built.status().message()));
+  } else if (*built != frame) {
+    failures.push_back("its JSON encodes to other bytes");
+  }
+  return failures;
+}
+
+std::vector<std::string> CheckReject(const nlohmann::json& v) {
+  std::vector<std::string> failures;
+  const std::vector<uint8_t> frame = Bytes(v["frame"]);
+  absl::StatusOr<Json> strict = Decode(v, frame, 0, nullptr);
+  if (strict.ok()) return {"accepted by the strict decoder"};
+  const std::optional<Error> found = ErrorFromStatus(strict.status());
+  if (!found) return {absl::StrCat("rejected without an Error: ", strict.status().ToString())};
+  const Error& e = *found;
+  const nlohmann::json& want = v["error"];
+  if (NeutralKind(e.kind) != want["kind"] || e.offset != want["offset"].get<size_t>() ||
+      e.path != want["path"]) {
+    failures.push_back(absl::StrCat("rejected as ", NeutralKind(e.kind), " at ", e.offset, " in '",
+                                    e.path, "' (", e.ToString(), "), the vector says ",
+                                    want.dump()));
+  }
+  const bool java_accepts = Decode(v, frame, kQuirksJava, nullptr, /*json=*/false).ok();
+  if (java_accepts != v["lenient"].get<bool>()) {
+    failures.push_back(absl::StrCat("kQuirksJava ", java_accepts ? "accepts" : "rejects",
+                                    " it, but lenient is ", v["lenient"].dump()));
+  }
+  return failures;
+}
+
+// conformance/jsonl_expected_failures.txt: `<vector id>  # reason` per line, the vectors
+// where kwire and the reference are known to disagree. A listed vector that passes is an
+// error, so the list only shrinks.
+std::map<std::string, std::string> LoadExpected() {
+  std::map<std::string, std::string> out;
+  std::ifstream in(KWIRE_JSONL_EXPECTED_FAILURES);
+  EXPECT_TRUE(in.good()) << KWIRE_JSONL_EXPECTED_FAILURES;
+  std::string text;
+  while (std::getline(in, text)) {
+    if (text.empty() || text[0] == '#') continue;
+    const size_t hash = text.find('#');
+    std::string id = text.substr(0, text.find_first_of(" \t"));
+    EXPECT_NE(hash, std::string::npos) << "no reason given: " << text;
+    out[id] = hash == std::string::npos ? "" : text.substr(hash + 1);
+  }
+  return out;
+}
+
+TEST(JsonlVectors, KwireAgreesWithTheReference) {
+  std::map<std::string, size_t> per_set;
+  const std::vector<Line> lines = LoadAll(per_set);
+  std::map<std::string, std::string> expected = LoadExpected();
+  // The sets of conformance/README.md (counts checked there and by conformance_ref.py).
+  EXPECT_EQ(per_set["minimal"], 608u);
+  EXPECT_EQ(per_set["minimal-removed"], 64u);
+  EXPECT_EQ(per_set["seeds"], 4u);
+  EXPECT_EQ(per_set["rich"], 672u);
+  EXPECT_GT(per_set["negative"], 3000u);
+  size_t failed = 0, expected_failed = 0, accepted = 0, rejected = 0;
+  std::map<std::string, size_t> failed_by_kind;
+  for (const Line& l : lines) {
+    const bool accept = l.v["expect"] == "accept";
+    const std::string id = l.v["id"].get<std::string>();
+    std::vector<std::string> failures = accept ? CheckAccept(l.v) : CheckReject(l.v);
+    (accept ? accepted : rejected)++;
+    auto listed = expected.find(id);
+    if (listed != expected.end()) {
+      EXPECT_FALSE(failures.empty()) << id << " passes now: take it off the expected failures";
+      expected_failed += !failures.empty();
+      expected.erase(listed);
+      continue;
+    }
+    if (failures.empty()) continue;
+    ++failed;
+    if (!accept) ++failed_by_kind[l.v["error"]["kind"].get<std::string>()];
+    ADD_FAILURE() << l.file << ":" << l.number << " " << id << ": "
+                  << absl::StrJoin(failures, "; ");
+  }
+  EXPECT_EQ(failed, 0u) << "of " << lines.size() << " vectors; rejects failing by kind: "
+                        << absl::StrJoin(failed_by_kind, ", ", absl::PairFormatter("="));
+  for (const auto& [id, reason] : expected) ADD_FAILURE() << "listed vector " << id << " not found";
+  EXPECT_EQ(accepted + rejected, lines.size());
+  // The known disagreements (conformance/jsonl_expected_failures.txt), all rejects.
+  EXPECT_EQ(expected_failed, 59u);
+}
+
+}  // namespace
+}  // namespace kwire
