@@ -758,9 +758,17 @@ int Encode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err
   }
   size_t good = 0;
   for (const JsonInput& input : inputs) {
-    const Json j = Json::parse(input.text, nullptr, /*allow_exceptions=*/false);
-    absl::StatusOr<std::vector<uint8_t>> frame =
-        j.is_discarded() ? absl::InvalidArgumentError("not valid JSON") : FrameFromJson(j);
+    absl::StatusOr<std::vector<uint8_t>> frame;
+    try {
+      frame = FrameFromJson(Json::parse(input.text));
+    } catch (const Json::parse_error& e) {
+      // e.g. "[json.exception.parse_error.101] parse error at line 1, column 40: syntax
+      // error while parsing value - invalid string: ...": keep from "parse error".
+      const std::string what = e.what();
+      const size_t at = what.find("parse error");
+      frame = absl::InvalidArgumentError(
+          "not valid JSON: " + (at == std::string::npos ? what : what.substr(at)));
+    }
     if (!frame.ok()) {
       err << "kwire encode: line " << input.line << ": " << frame.status().message() << "\n";
       continue;

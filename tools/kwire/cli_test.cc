@@ -490,7 +490,9 @@ TEST(KwireCli, EncodeErrors) {
   EXPECT_EQ(o.out, "0000000d00290003000000000000000100\n");
   EXPECT_EQ(o.err,
             "kwire encode: line 3: body.Owners: expected an array\n"
-            "kwire encode: line 4: not valid JSON\n"
+            "kwire encode: line 4: not valid JSON: parse error at line 1, column 2: syntax error "
+            "while parsing object key - invalid literal; last read: '{o'; expected string "
+            "literal\n"
             "kwire encode: line 5: DescribeDelegationTokenRequest has no version 9\n");
   EXPECT_EQ(Kwire({"encode"}, "").rc, kExitFailure);
   EXPECT_EQ(Kwire({"encode", "extra"}, good).rc, kExitUsage);
