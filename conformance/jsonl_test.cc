@@ -20,7 +20,9 @@
 #include "absl/strings/str_join.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
+#include "codec/protocol/frame_test_util.h"
 #include "tools/json/json.h"
+#include "tools/json/json_test_util.h"
 
 namespace kwire {
 namespace {
@@ -72,44 +74,27 @@ std::vector<uint8_t> Bytes(const nlohmann::json& hex) {
   return {raw.begin(), raw.end()};
 }
 
-// Decodes the vector's frame; the frame's JSON object (FrameToJson; null when `json` is
-// false: a string kept under kQuirkInvalidUtf8 has no JSON form) or the status.
-absl::StatusOr<Json> Decode(const nlohmann::json& v, std::span<const uint8_t> frame,
-                            uint32_t quirks, std::vector<uint8_t>* reencoded, bool json = true) {
-  FrameOptions options;
-  options.decode.quirks = quirks;
-  const int16_t key = v["api_key"].get<int16_t>();
-  const int16_t version = v["version"].get<int16_t>();
-  if (v["direction"] == "request") {
-    absl::StatusOr<RequestFrame> f = DecodeRequestFrame(frame, options);
-    if (!f.ok()) return f.status();
-    if (f->api_key() != key || f->api_version() != version) {
-      return absl::InternalError(absl::StrCat("decoded API ", f->api_key(), " v",
-                                              f->api_version()));
-    }
-    if (reencoded != nullptr) {
-      absl::StatusOr<std::vector<uint8_t>> e = EncodeRequestFrame(f->header, f->body);
-      if (!e.ok()) return e.status();
-      *reencoded = *std::move(e);
-    }
-    return json ? RequestFrameToJson(*f) : Json();
-  }
-  absl::StatusOr<ResponseFrame> f = DecodeResponseFrame(frame, key, version, options);
-  if (!f.ok()) return f.status();
-  if (reencoded != nullptr) {
-    absl::StatusOr<std::vector<uint8_t>> e = EncodeResponseFrame(f->header, key, version, f->body);
-    if (!e.ok()) return e.status();
-    *reencoded = *std::move(e);
-  }
-  return json ? ResponseFrameToJson(*f, key, version) : Json();
+// The vector's API, direction and version as a test case; nullptr api for an unknown key.
+frame_testing::Case CaseOf(const nlohmann::json& v) {
+  return {FindApi(v["api_key"].get<int16_t>()),
+          v["direction"] == "request" ? Direction::kRequest : Direction::kResponse,
+          v["version"].get<int16_t>()};
 }
 
 std::vector<std::string> CheckAccept(const nlohmann::json& v) {
   std::vector<std::string> failures;
   const std::vector<uint8_t> frame = Bytes(v["frame"]);
-  std::vector<uint8_t> again;
-  absl::StatusOr<Json> j = Decode(v, frame, 0, &again);
-  if (!j.ok()) return {absl::StrCat("does not decode: ", j.status().message())};
+  const frame_testing::Case c = CaseOf(v);
+  if (c.api == nullptr) return {"unknown API key"};
+  const frame_testing::Decoded d = frame_testing::DecodeFrame(c, frame);
+  if (!d.ok()) return {absl::StrCat("does not decode: ", d.error.ToString())};
+  if (d.reencoded != frame) failures.push_back("re-encodes differently");
+  absl::StatusOr<Json> j = json_testing::FrameJson(c, frame);
+  if (!j.ok()) return {absl::StrCat("no JSON form: ", j.status().message())};
+  if ((*j)["api_key"] != v["api_key"] || (*j)["version"] != v["version"]) {
+    failures.push_back(absl::StrCat("decoded as API ", (*j)["api_key"].dump(), " v",
+                                    (*j)["version"].dump()));
+  }
   if ((*j)["header_version"] != v["header_version"]) {
     failures.push_back(absl::StrCat("header version ", (*j)["header_version"].dump()));
   }
@@ -120,7 +105,6 @@ std::vector<std::string> CheckAccept(const nlohmann::json& v) {
                                       v[part].dump()));
     }
   }
-  if (again != frame) failures.push_back("re-encodes differently");
   absl::StatusOr<std::vector<uint8_t>> built = FrameFromJson(Json::parse(v.dump()));
   if (!built.ok()) {
     failures.push_back(absl::StrCat("its JSON does not encode: ", built.status().message()));
@@ -133,11 +117,11 @@ std::vector<std::string> CheckAccept(const nlohmann::json& v) {
 std::vector<std::string> CheckReject(const nlohmann::json& v) {
   std::vector<std::string> failures;
   const std::vector<uint8_t> frame = Bytes(v["frame"]);
-  absl::StatusOr<Json> strict = Decode(v, frame, 0, nullptr);
+  const frame_testing::Case c = CaseOf(v);
+  if (c.api == nullptr && !c.request()) return {"unknown API key for a response"};
+  const frame_testing::Decoded strict = frame_testing::DecodeFrame(c, frame);
   if (strict.ok()) return {"accepted by the strict decoder"};
-  const std::optional<Error> found = ErrorFromStatus(strict.status());
-  if (!found) return {absl::StrCat("rejected without an Error: ", strict.status().ToString())};
-  const Error& e = *found;
+  const Error& e = strict.error;
   const nlohmann::json& want = v["error"];
   if (NeutralKind(e.kind) != want["kind"] || e.offset != want["offset"].get<size_t>() ||
       e.path != want["path"]) {
@@ -145,7 +129,7 @@ std::vector<std::string> CheckReject(const nlohmann::json& v) {
                                     e.path, "' (", e.ToString(), "), the vector says ",
                                     want.dump()));
   }
-  const bool java_accepts = Decode(v, frame, kQuirksJava, nullptr, /*json=*/false).ok();
+  const bool java_accepts = frame_testing::DecodeFrame(c, frame, kQuirksJava).ok();
   if (java_accepts != v["lenient"].get<bool>()) {
     failures.push_back(absl::StrCat("kQuirksJava ", java_accepts ? "accepts" : "rejects",
                                     " it, but lenient is ", v["lenient"].dump()));

@@ -19,6 +19,7 @@
 #include "codec/generated/metadata_request.h"
 #include "codec/generated/metadata_response.h"
 #include "codec/protocol/frame_test_util.h"
+#include "tools/json/json_test_util.h"
 
 namespace kwire {
 namespace {
@@ -26,21 +27,11 @@ namespace {
 using frame_testing::AllCases;
 using frame_testing::Case;
 using frame_testing::CaseOf;
+using json_testing::FrameJson;
 
 std::vector<uint8_t> Unhex(std::string_view hex) {
   const std::string raw = absl::HexStringToBytes(std::string(hex));
   return {raw.begin(), raw.end()};
-}
-
-absl::StatusOr<Json> FrameJson(const Case& c, std::span<const uint8_t> frame) {
-  if (c.request()) {
-    absl::StatusOr<RequestFrame> f = DecodeRequestFrame(frame);
-    if (!f.ok()) return f.status();
-    return RequestFrameToJson(*f);
-  }
-  absl::StatusOr<ResponseFrame> f = DecodeResponseFrame(frame, c.api->api_key, c.version);
-  if (!f.ok()) return f.status();
-  return ResponseFrameToJson(*f, c.api->api_key, c.version);
 }
 
 // The documented minimal frame of DescribeDelegationToken v3 (`kwire minimal 41 3
