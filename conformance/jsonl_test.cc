@@ -27,19 +27,6 @@
 namespace kwire {
 namespace {
 
-// kwire's ErrorKind in the neutral names of FORMAT.md.
-std::string NeutralKind(ErrorKind k) {
-  switch (k) {
-    case ErrorKind::kVarintNonCanonical: return "varint_non_canonical";
-    case ErrorKind::kTagDuplicate: return "tag_duplicate";
-    case ErrorKind::kInvalidUtf8: return "invalid_utf8";
-    default: break;
-  }
-  std::string s = ErrorKindName(k);
-  std::replace(s.begin(), s.end(), ' ', '_');
-  return s;
-}
-
 struct Line {
   std::string file;
   int number;
@@ -123,9 +110,9 @@ std::vector<std::string> CheckReject(const nlohmann::json& v) {
   if (strict.ok()) return {"accepted by the strict decoder"};
   const Error& e = strict.error;
   const nlohmann::json& want = v["error"];
-  if (NeutralKind(e.kind) != want["kind"] || e.offset != want["offset"].get<size_t>() ||
+  if (FormatErrorKind(e.kind) != want["kind"] || e.offset != want["offset"].get<size_t>() ||
       e.path != want["path"]) {
-    failures.push_back(absl::StrCat("rejected as ", NeutralKind(e.kind), " at ", e.offset, " in '",
+    failures.push_back(absl::StrCat("rejected as ", FormatErrorKind(e.kind), " at ", e.offset, " in '",
                                     e.path, "' (", e.ToString(), "), the vector says ",
                                     want.dump()));
   }

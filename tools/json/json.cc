@@ -1,5 +1,7 @@
 #include "tools/json/json.h"
 
+#include <algorithm>
+
 #include <string>
 #include <utility>
 
@@ -167,6 +169,18 @@ absl::StatusOr<std::vector<uint8_t>> FrameFromJson(const Json& j, const EncodeOp
     return s;
   }
   return EncodeResponseFrame(header, *api_key, *version, body, options);
+}
+
+std::string FormatErrorKind(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::kVarintNonCanonical: return "varint_non_canonical";
+    case ErrorKind::kTagDuplicate: return "tag_duplicate";
+    case ErrorKind::kInvalidUtf8: return "invalid_utf8";
+    default: break;
+  }
+  std::string s = ErrorKindName(k);
+  std::replace(s.begin(), s.end(), ' ', '_');
+  return s;
 }
 
 }  // namespace kwire

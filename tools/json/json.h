@@ -57,6 +57,12 @@ absl::StatusOr<Json> ResponseFrameToJson(const ResponseFrame& frame, int16_t api
 absl::StatusOr<std::vector<uint8_t>> FrameFromJson(const Json& j,
                                                    const EncodeOptions& options = {});
 
+/// The name of an error kind in the conformance format (FORMAT.md, "Error kinds of
+/// negative vectors"): ErrorKindName with '_' for ' ' ("count_too_large"), and
+/// "varint_non_canonical", "tag_duplicate", "invalid_utf8" for the kinds whose codec
+/// names differ.
+std::string FormatErrorKind(ErrorKind kind);
+
 }  // namespace kwire
 
 #endif  // KWIRE_TOOLS_JSON_JSON_H_

@@ -15,12 +15,16 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "codec/protocol/explain.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/minimal.h"
 #include "codec/protocol/registry.h"
 #include "conformance/check.h"
+#include "conformance/testee.h"
+#include "tools/kwire/testee.h"
 #include "tools/json/json.h"
 #if KWIRE_HAVE_RECORDS_PRINT
 #include "codec/records/print_records.h"
@@ -45,7 +49,9 @@ constexpr const char* kMainUsage =
     "  encode         encode frames given as JSON (conformance/FORMAT.md) and print them\n"
     "  explain        print the object tree and byte layout of a frame read from stdin\n"
     "  conformance    run the conformance vectors (decode, byte-identical re-encode,\n"
-    "                 minimal instance, seed trees); JUnit / JSON reports\n"
+    "                 minimal instance, seed trees); JUnit / JSON reports; with\n"
+    "                 --testee, the JSON Lines vectors against any implementation\n"
+    "  testee         kwire as a conformance testee (the testee protocol on stdin/stdout)\n"
     "  help [command] this text, or a command's help (same as `kwire <command> --help`)\n"
     "\n"
     "exit status: 0 success, 1 failure, 2 usage error\n";
@@ -169,7 +175,39 @@ constexpr const char* kConformanceUsage =
     "                            or dir/expected_failures.txt if present). A listed vector\n"
     "                            that passes is reported and fails the run.\n"
     "  --junit FILE              write a JUnit XML report (one testcase per vector)\n"
-    "  --json FILE               write a JSON report\n";
+    "  --json FILE               write a JSON report\n"
+    "\n"
+    "Any implementation: --testee CMD runs the JSON Lines vectors (*.jsonl in dir; see\n"
+    "conformance/FORMAT.md) against the program CMD (run with /bin/sh -c), which speaks\n"
+    "the testee protocol version 1 on stdin/stdout (conformance/README.md, \"Testing\n"
+    "another implementation\"): decode, encode, roundtrip, validate, each answered ok,\n"
+    "rejected or unsupported. Prints passed / failed / unsupported per category; exits 1\n"
+    "on a failure, an unexpected pass or a testee fault. `kwire testee` is kwire's own.\n"
+    "  --testee CMD              the program to test\n"
+    "  --category LIST           minimal (sets minimal, minimal-removed, seeds), rich,\n"
+    "                            negative, records; comma-separated (default: all)\n"
+    "  --api LIST                API keys or names, comma-separated\n"
+    "  --version LIST            API versions, comma-separated\n"
+    "  --direction D             request or response\n"
+    "  --id PREFIX               only vectors whose id starts with PREFIX\n"
+    "  --lenient                 leave out negative vectors that Java's decoder accepts\n"
+    "  --timeout SECONDS         per answer (default 10); a testee that does not answer\n"
+    "                            in time is killed and restarted (at most 10 times)\n"
+    "  --testee-log FILE         write the testee's stderr to FILE\n"
+    "  --expected-failures FILE  with --testee: vector ids known to fail, one per line,\n"
+    "                            `# reason` after it (no default)\n"
+    "  --list                    print the requests (`id op`) the filters select, and\n"
+    "                            start nothing\n";
+
+constexpr const char* kTesteeUsage =
+    "usage: kwire testee [--quirks LIST] [--records validate|opaque]\n"
+    "\n"
+    "kwire as a conformance testee: answers the testee protocol version 1 (conformance/\n"
+    "README.md) on stdin/stdout until stdin ends, with every operation (decode, encode,\n"
+    "roundtrip, validate). Decoding is strict, records validated, unless --quirks /\n"
+    "--records say otherwise (as for `kwire decode`). Run it through the runner:\n"
+    "  kwire conformance --testee 'kwire testee'\n"
+    "  kwire conformance --testee 'kwire testee --quirks java' --lenient\n";
 
 // ---- Argument parsing.
 
@@ -881,8 +919,100 @@ bool WriteFile(const std::string& path, const std::string& text, std::ostream& e
   return true;
 }
 
+// `kwire conformance --testee CMD` / `--list`: the JSON Lines vectors against a testee.
+int ConformanceTestee(const Args& a, const std::string& dir, std::ostream& out,
+                      std::ostream& err, Usage& u) {
+  conformance::TesteeOptions o;
+  o.dir = dir;
+  if (auto t = a.Get("testee")) o.command = *t;
+  auto list = [](const std::string& s) { return absl::StrSplit(s, ',', absl::SkipEmpty()); };
+  if (auto c = a.Get("category")) {
+    for (absl::string_view x : list(*c)) {
+      const std::string name(x);
+      const auto& all = conformance::Categories();
+      if (std::find(all.begin(), all.end(), name) == all.end()) {
+        u.Fail("unknown category '" + name + "' (minimal, rich, negative, records)");
+        return kExitUsage;
+      }
+      o.categories.insert(name);
+    }
+  }
+  if (auto k = a.Get("api")) {
+    for (absl::string_view x : list(*k)) {
+      const ApiInfo* api = nullptr;
+      if (!ResolveApi(std::string(x), api, u)) return kExitUsage;
+      o.api_keys.insert(api->api_key);
+    }
+  }
+  if (auto v = a.Get("version")) {
+    for (absl::string_view x : list(*v)) {
+      auto n = ParseNumber(std::string(x));
+      if (!n || *n < 0 || *n > INT16_MAX) {
+        u.Fail("--version takes version numbers, not '" + std::string(x) + "'");
+        return kExitUsage;
+      }
+      o.versions.insert(static_cast<int16_t>(*n));
+    }
+  }
+  if (auto d = a.Get("direction")) {
+    Direction dir_value;
+    if (!ResolveDirection(*d, dir_value, u)) return kExitUsage;
+    o.request = dir_value == Direction::kRequest;
+  }
+  if (auto p = a.Get("id")) o.id_prefixes.push_back(*p);
+  o.lenient = a.flags.count("lenient") > 0;
+  if (auto t = a.Get("timeout")) {
+    double seconds = 0;
+    if (!absl::SimpleAtod(*t, &seconds) || !(seconds > 0) || seconds > 86400) {
+      u.Fail("--timeout takes seconds (> 0), not '" + *t + "'");
+      return kExitUsage;
+    }
+    o.timeout_seconds = seconds;
+  }
+  if (auto l = a.Get("testee-log")) o.log_file = *l;
+  std::error_code ec;
+  if (auto e = a.Get("expected-failures")) {
+    if (!fs::is_regular_file(*e, ec)) {
+      u.Fail("no such file: " + *e);
+      return kExitUsage;
+    }
+    o.expected_failures = *e;
+  }
+  if (a.flags.count("list")) {
+    std::vector<std::string> errors;
+    const auto vectors = conformance::LoadJsonlVectors(o, errors);
+    for (const std::string& e : errors) err << "kwire conformance: " << e << "\n";
+    out << conformance::RenderTesteeList(vectors);
+    return errors.empty() ? kExitOk : kExitFailure;
+  }
+  if (o.command.empty()) {
+    u.Fail("--testee needs a command");
+    return kExitUsage;
+  }
+  out.flush();
+  const conformance::TesteeReport report = conformance::RunTestee(o);
+  out << conformance::RenderTesteeSummary(report);
+  bool wrote = true;
+  if (auto j = a.Get("junit")) wrote &= WriteFile(*j, conformance::RenderTesteeJUnit(report), err);
+  if (auto j = a.Get("json")) wrote &= WriteFile(*j, conformance::RenderTesteeJson(report), err);
+  return report.ok() && wrote ? kExitOk : kExitFailure;
+}
+
 int Conformance(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
   if (!RequireNoPositional(a, 1, u)) return kExitUsage;
+  const bool testee = a.Get("testee") || a.flags.count("list");
+  if (!testee) {
+    for (const char* only : {"category", "api", "version", "direction", "id", "timeout", "testee-log"}) {
+      if (a.Get(only)) {
+        u.Fail(std::string("--") + only + " needs --testee (or --list)");
+        return kExitUsage;
+      }
+    }
+    if (a.flags.count("lenient")) {
+      u.Fail("--lenient needs --testee (or --list)");
+      return kExitUsage;
+    }
+  }
   std::string dir = a.positional.empty() ? DefaultVectorsDir() : a.positional[0];
   if (dir.empty()) {
     u.Fail("no vector directory found; pass one (e.g. conformance/vectors)");
@@ -893,6 +1023,7 @@ int Conformance(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
     u.Fail("not a directory: " + dir);
     return kExitUsage;
   }
+  if (testee) return ConformanceTestee(a, dir, out, err, u);
   std::string expected;
   if (auto e = a.Get("expected-failures")) {
     expected = *e;
@@ -917,6 +1048,22 @@ int Conformance(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
   return report.ok() && wrote ? kExitOk : kExitFailure;
 }
 
+int Testee(const Args& a, std::istream& in, std::ostream& out, Usage& u) {
+  if (!RequireNoPositional(a, 0, u)) return kExitUsage;
+  uint32_t quirks = 0;
+  if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, quirks, u)) return kExitUsage;
+  RecordsMode records = RecordsMode::kValidate;
+  if (auto m = a.Get("records")) {
+    if (*m == "opaque") {
+      records = RecordsMode::kOpaque;
+    } else if (*m != "validate") {
+      u.Fail("--records takes 'validate' or 'opaque', not '" + *m + "'");
+      return kExitUsage;
+    }
+  }
+  return ServeTestee(in, out, quirks, records);
+}
+
 struct Command {
   const char* name;
   const char* usage;
@@ -933,7 +1080,11 @@ const std::vector<Command>& Commands() {
       {"encode", kEncodeUsage, {}, {"binary"}},
       {"explain", kExplainUsage, {"api", "version", "quirks", "records", "requests", "width"},
        {"binary", "show-secrets"}},
-      {"conformance", kConformanceUsage, {"expected-failures", "junit", "json"}, {}},
+      {"conformance", kConformanceUsage,
+       {"expected-failures", "junit", "json", "testee", "category", "api", "version", "direction",
+        "id", "timeout", "testee-log"},
+       {"lenient", "list"}},
+      {"testee", kTesteeUsage, {"quirks", "records"}, {}},
   };
   return commands;
 }
@@ -1003,6 +1154,8 @@ int Run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     rc = Encode(a, in, out, err, u);
   else if (name == "explain")
     rc = Explain(a, in, out, err, u);
+  else if (name == "testee")
+    rc = Testee(a, in, out, u);
   else
     rc = Conformance(a, out, err, u);
   if (!u.ok()) {

@@ -1,0 +1,1024 @@
+// The testee runner (testee.h): vectors, the testee process, verdicts and reports.
+#include "conformance/testee.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <span>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "tools/json/json.h"
+
+namespace kwire::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kOps[] = {"decode", "encode", "roundtrip", "validate"};
+// An answer line longer than this is a fault (the testee is killed and restarted).
+constexpr size_t kMaxAnswerBytes = size_t{256} << 20;
+constexpr size_t kStderrTail = 2048;
+// The hello waits at least this long: a testee may compile or load a runtime first.
+constexpr double kHelloSeconds = 60;
+
+std::string Shorten(std::string s, size_t n = 200) {
+  if (s.size() > n) s = s.substr(0, n) + "...";
+  return s;
+}
+
+bool ParseHex(const std::string& hex, std::vector<uint8_t>& out) {
+  if (hex.size() % 2 != 0) return false;
+  out.clear();
+  out.reserve(hex.size() / 2);
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out.push_back(static_cast<uint8_t>(hi << 4 | lo));
+  }
+  return true;
+}
+
+std::string FirstDifference(std::span<const uint8_t> want, std::span<const uint8_t> got) {
+  size_t i = 0;
+  while (i < want.size() && i < got.size() && want[i] == got[i]) ++i;
+  return absl::StrFormat("%d bytes expected, %d answered, first difference at byte %d", want.size(),
+                         got.size(), i);
+}
+
+// Where the answer's JSON differs from the vector's, member by member: every member
+// there and nothing else, arrays of the same length, leaves equal (an int64, a string
+// in the vector, may be answered as a number). Values that compare equal here are
+// still checked by bytes (float64 bits, -0.0) by the caller.
+std::optional<std::string> JsonDifference(const Json& want, const Json& got,
+                                          const std::string& path) {
+  if (want.is_object()) {
+    if (!got.is_object()) return absl::StrCat(path, ": expected an object, got ", Shorten(got.dump()));
+    for (const auto& [k, v] : want.items()) {
+      auto it = got.find(k);
+      if (it == got.end()) return absl::StrCat(path, ": member \"", k, "\" missing");
+      if (auto d = JsonDifference(v, *it, absl::StrCat(path, ".", k))) return d;
+    }
+    for (const auto& [k, v] : got.items()) {
+      if (!want.contains(k)) return absl::StrCat(path, ": unexpected member \"", k, "\"");
+    }
+    return std::nullopt;
+  }
+  if (want.is_array()) {
+    if (!got.is_array()) return absl::StrCat(path, ": expected an array, got ", Shorten(got.dump()));
+    if (want.size() != got.size()) {
+      return absl::StrFormat("%s: %d elements expected, %d answered", path, want.size(), got.size());
+    }
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (auto d = JsonDifference(want[i], got[i], absl::StrCat(path, "[", i, "]"))) return d;
+    }
+    return std::nullopt;
+  }
+  if (want == got) return std::nullopt;
+  if (want.is_string() && (got.is_number_integer() || got.is_number_unsigned()) &&
+      got.dump() == want.get<std::string>()) {
+    return std::nullopt;  // int64 as a number
+  }
+  return absl::StrCat(path, ": expected ", Shorten(want.dump()), ", answered ", Shorten(got.dump()));
+}
+
+std::string ErrorOfAnswer(const Json& a) {
+  std::string s;
+  if (auto it = a.find("error"); it != a.end()) s = it->is_string() ? it->get<std::string>() : it->dump();
+  std::vector<std::string> where;
+  if (auto it = a.find("kind"); it != a.end() && it->is_string()) where.push_back(it->get<std::string>());
+  if (auto it = a.find("offset"); it != a.end() && it->is_number()) where.push_back(absl::StrCat("at byte ", it->dump()));
+  if (auto it = a.find("path"); it != a.end() && it->is_string()) where.push_back(absl::StrCat("in ", it->get<std::string>()));
+  if (!where.empty()) absl::StrAppend(&s, s.empty() ? "" : " ", "[", absl::StrJoin(where, " "), "]");
+  return s;
+}
+
+std::string ExpectedError(const JsonlVector& v) {
+  const Json& e = v.record.value("error", Json::object());
+  return absl::StrFormat("%s at byte %s in %s", e.value("kind", "?"),
+                         e.contains("offset") ? e["offset"].dump() : "?",
+                         e.value("path", std::string("?")));
+}
+
+// ---- The testee process.
+
+class Process {
+ public:
+  enum Status { kLine, kTimeout, kClosed, kTooLong };
+
+  explicit Process(std::FILE* log) : log_(log) {}
+  ~Process() { Kill(); }
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  bool running() const { return pid_ > 0; }
+
+  bool Start(const std::string& command, std::string& error) {
+    int in[2], out[2], err[2];
+    if (pipe2(in, O_CLOEXEC) != 0) return Fail(error, "pipe");
+    if (pipe2(out, O_CLOEXEC) != 0) {
+      CloseBoth(in);
+      return Fail(error, "pipe");
+    }
+    if (pipe2(err, O_CLOEXEC) != 0) {
+      CloseBoth(in);
+      CloseBoth(out);
+      return Fail(error, "pipe");
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+      CloseBoth(in);
+      CloseBoth(out);
+      CloseBoth(err);
+      return Fail(error, "fork");
+    }
+    if (pid == 0) {
+      setpgid(0, 0);
+      dup2(in[0], 0);
+      dup2(out[1], 1);
+      dup2(err[1], 2);
+      signal(SIGPIPE, SIG_DFL);
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    setpgid(pid, pid);
+    close(in[0]);
+    close(out[1]);
+    close(err[1]);
+    in_ = in[1];
+    out_ = out[0];
+    err_ = err[0];
+    for (int fd : {in_, out_, err_}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    pid_ = pid;
+    out_buf_.clear();
+    tail_.clear();
+    exit_.clear();
+    return true;
+  }
+
+  // Sends `line` + '\n' and waits at most `timeout` seconds for one line of stdout.
+  Status Exchange(const std::string& line, double timeout, std::string& answer) {
+    std::string pending = line + "\n";
+    size_t written = 0;
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(timeout));
+    for (;;) {
+      if (size_t nl = out_buf_.find('\n'); nl != std::string::npos) {
+        answer = out_buf_.substr(0, nl);
+        out_buf_.erase(0, nl + 1);
+        return kLine;
+      }
+      if (out_buf_.size() > kMaxAnswerBytes) return kTooLong;
+      if (out_ < 0) return kClosed;
+      pollfd fds[3];
+      int n = 0;
+      fds[n++] = {out_, POLLIN, 0};
+      if (err_ >= 0) fds[n++] = {err_, POLLIN, 0};
+      const bool writing = in_ >= 0 && written < pending.size();
+      if (writing) fds[n++] = {in_, POLLOUT, 0};
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) return kTimeout;
+      int r = poll(fds, n, static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30)));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return r == 0 ? kTimeout : kClosed;
+      for (int i = 0; i < n; ++i) {
+        if (fds[i].revents == 0) continue;
+        if (fds[i].fd == in_) {
+          ssize_t w = write(in_, pending.data() + written, pending.size() - written);
+          if (w > 0) {
+            written += static_cast<size_t>(w);
+          } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+            close(in_);  // EPIPE: the testee closed its stdin; it may still answer
+            in_ = -1;
+          }
+        } else if (fds[i].fd == out_) {
+          if (!ReadInto(out_, &out_buf_, false)) {
+            close(out_);
+            out_ = -1;
+          }
+        } else if (fds[i].fd == err_) {
+          if (!ReadInto(err_, &tail_, true)) {
+            close(err_);
+            err_ = -1;
+          }
+        }
+      }
+    }
+  }
+
+  // Closes stdin and waits at most `timeout` seconds for the testee to exit; kills it
+  // after. Returns how it ended ("exit status 0", "killed by signal 9", ...).
+  std::string Finish(double timeout) {
+    if (pid_ <= 0) return exit_;
+    if (in_ >= 0) close(in_);
+    in_ = -1;
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(timeout));
+    while (Clock::now() < deadline) {
+      int status = 0;
+      pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        pid_ = -1;
+        exit_ = Describe(status);
+        DrainAndClose();
+        return exit_;
+      }
+      // Wait for output or the pipes' end; bounded, so a testee that keeps running
+      // after closing stdout is still waited for at most `timeout`.
+      pollfd fds[2];
+      int n = 0;
+      if (out_ >= 0) fds[n++] = {out_, POLLIN, 0};
+      if (err_ >= 0) fds[n++] = {err_, POLLIN, 0};
+      poll(fds, n, 20);
+      for (int i = 0; i < n; ++i) {
+        if (fds[i].revents == 0) continue;
+        std::string* into = fds[i].fd == out_ ? &out_buf_ : &tail_;
+        if (!ReadInto(fds[i].fd, into, fds[i].fd == err_)) {
+          close(fds[i].fd);
+          (fds[i].fd == out_ ? out_ : err_) = -1;
+        }
+      }
+    }
+    Kill();
+    exit_ = absl::StrCat("did not exit within ", timeout, " s; killed");
+    return exit_;
+  }
+
+  // Kills the testee's process group and reaps it. Sets exit_ when it had exited.
+  void Kill() {
+    if (pid_ > 0) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        exit_ = Describe(status);
+      } else {
+        kill(-pid_, SIGKILL);
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &status, 0);
+        exit_ = "killed";
+      }
+      kill(-pid_, SIGKILL);  // whatever it left behind in its group
+      pid_ = -1;
+    }
+    DrainAndClose();
+  }
+
+  // The testee's exit, when known ("exit status 3"), else "".
+  const std::string& exit_description() const { return exit_; }
+
+  std::string StderrTail() const {
+    std::string t = tail_;
+    while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+    return t;
+  }
+
+ private:
+  static bool Fail(std::string& error, const char* what) {
+    error = absl::StrCat(what, ": ", std::strerror(errno));
+    return false;
+  }
+  static void CloseBoth(int p[2]) {
+    close(p[0]);
+    close(p[1]);
+  }
+  static std::string Describe(int status) {
+    if (WIFEXITED(status)) return absl::StrCat("exit status ", WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) {
+      return absl::StrCat("killed by signal ", WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")");
+    }
+    return "ended";
+  }
+
+  // Reads what is there; false at end of file or on an error.
+  bool ReadInto(int fd, std::string* into, bool is_stderr) {
+    char buf[65536];
+    for (;;) {
+      ssize_t r = read(fd, buf, sizeof buf);
+      if (r > 0) {
+        if (is_stderr) {
+          if (log_ != nullptr) std::fwrite(buf, 1, static_cast<size_t>(r), log_);
+          into->append(buf, static_cast<size_t>(r));
+          if (into->size() > 2 * kStderrTail) into->erase(0, into->size() - kStderrTail);
+        } else {
+          into->append(buf, static_cast<size_t>(r));
+        }
+        if (static_cast<size_t>(r) < sizeof buf) return true;
+        continue;
+      }
+      if (r < 0 && (errno == EAGAIN || errno == EINTR)) return true;
+      return false;
+    }
+  }
+
+  void DrainAndClose() {
+    if (err_ >= 0) {
+      ReadInto(err_, &tail_, true);
+      close(err_);
+    }
+    if (out_ >= 0) close(out_);
+    if (in_ >= 0) close(in_);
+    in_ = out_ = err_ = -1;
+    if (tail_.size() > kStderrTail) tail_.erase(0, tail_.size() - kStderrTail);
+  }
+
+  std::FILE* log_ = nullptr;
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1, err_ = -1;
+  std::string out_buf_, tail_, exit_;
+};
+
+std::string WithStderr(const Process& p) {
+  std::string t = p.StderrTail();
+  if (t.empty()) return "";
+  // Last few lines only.
+  size_t pos = t.size();
+  for (int lines = 0; lines < 5 && pos > 0; ++lines) {
+    size_t nl = t.rfind('\n', pos - 1);
+    if (nl == std::string::npos) {
+      pos = 0;
+      break;
+    }
+    pos = nl;
+  }
+  return absl::StrCat("; its stderr ends: ", Shorten(t.substr(pos == 0 ? 0 : pos + 1), 600));
+}
+
+// Sends the hello; fills the report's name/version/operations. False with `error`.
+bool Hello(Process& p, const TesteeOptions& o, TesteeReport& report, std::string& error) {
+  const Json hello = {{"type", "hello"}, {"protocol", kTesteeProtocol}, {"format", 1}};
+  std::string line;
+  const double wait = std::max(o.timeout_seconds, kHelloSeconds);
+  switch (p.Exchange(hello.dump(), wait, line)) {
+    case Process::kLine: break;
+    case Process::kTimeout:
+      error = absl::StrCat("no answer to the hello within ", wait, " s");
+      return false;
+    case Process::kClosed:
+    case Process::kTooLong:
+      p.Finish(o.timeout_seconds);  // reaps it: its exit status for the message
+      error = absl::StrCat("the testee ended before answering the hello (", p.exit_description(), ")",
+                           WithStderr(p));
+      return false;
+  }
+  Json a = Json::parse(line, nullptr, false);
+  if (!a.is_object() || a.value("type", "") != "hello") {
+    error = absl::StrCat("the answer to the hello is not {\"type\":\"hello\",...}: ", Shorten(line));
+    return false;
+  }
+  if (!a.contains("protocol") || !a["protocol"].is_number_integer() ||
+      a["protocol"].get<int>() != kTesteeProtocol) {
+    error = absl::StrCat("the testee speaks protocol ", a.contains("protocol") ? a["protocol"].dump() : "(none)",
+                         "; this runner speaks ", kTesteeProtocol);
+    return false;
+  }
+  std::vector<std::string> ops;
+  if (auto it = a.find("operations"); it != a.end() && it->is_array()) {
+    for (const Json& op : *it) {
+      if (!op.is_string()) continue;
+      const std::string s = op.get<std::string>();
+      if (std::find(std::begin(kOps), std::end(kOps), s) == std::end(kOps)) {
+        report.warnings.push_back(absl::StrCat("the testee names an unknown operation \"", s, "\" (ignored)"));
+      }
+    }
+    for (const char* known : kOps) {
+      for (const Json& op : *it) {
+        if (op.is_string() && op.get<std::string>() == known) {
+          ops.push_back(known);
+          break;
+        }
+      }
+    }
+  }
+  if (ops.empty()) {
+    error = absl::StrCat("the hello names no operation of ", absl::StrJoin(kOps, ", "), ": ", Shorten(line));
+    return false;
+  }
+  if (report.operations.empty()) {
+    report.name = a.value("name", std::string());
+    report.version = a.value("version", std::string());
+    report.operations = ops;
+  } else if (ops != report.operations) {
+    report.warnings.push_back("the restarted testee names other operations; the first hello's are used");
+  }
+  return true;
+}
+
+Json RequestFor(const JsonlVector& v, const std::string& op, uint64_t seq) {
+  const Json& r = v.record;
+  Json q = {{"type", "request"},
+            {"seq", seq},
+            {"op", op},
+            {"id", v.id},
+            {"api_key", v.api_key},
+            {"api_name", r.value("api_name", std::string())},
+            {"version", v.version},
+            {"direction", v.request ? "request" : "response"},
+            {"header_version", r.value("header_version", 0)}};
+  if (op == "encode") {
+    q["header"] = r.value("header", Json::object());
+    q["body"] = r.value("body", Json::object());
+  } else {
+    q["frame"] = r.value("frame", std::string());
+  }
+  return q;
+}
+
+std::map<std::string, std::string> LoadIdList(const std::string& path,
+                                              std::vector<std::string>& errors) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(path);
+  if (!in) {
+    errors.push_back(absl::StrCat(path, ": cannot read the expected-failures file"));
+    return out;
+  }
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    std::string reason;
+    if (size_t h = line.find('#'); h != std::string::npos) {
+      reason = std::string(absl::StripAsciiWhitespace(line.substr(h + 1)));
+      line = line.substr(0, h);
+    }
+    std::string id(absl::StripAsciiWhitespace(line));
+    if (id.empty()) continue;
+    if (id.find_first_of(" \t") != std::string::npos) {
+      errors.push_back(absl::StrCat(path, ":", n, ": expected `<vector id>  # reason`"));
+      continue;
+    }
+    if (!out.emplace(id, reason).second) {
+      errors.push_back(absl::StrCat(path, ":", n, ": ", id, " listed twice"));
+    }
+  }
+  return out;
+}
+
+std::string XmlEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        // XML 1.0 forbids most control characters even as references.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
+          out += '?';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string Describe(const JsonlVector& v, const TesteeResult& r) {
+  std::vector<std::string> parts;
+  for (const OpResult& op : r.ops) {
+    if (op.verdict == "fail" || op.verdict == "not run") {
+      parts.push_back(absl::StrCat(op.op, ": ", op.detail));
+    }
+  }
+  return absl::StrJoin(parts, "; ");
+}
+
+}  // namespace
+
+std::string CategoryOfSet(const std::string& set) {
+  if (set == "minimal-removed" || set == "seeds") return "minimal";
+  return set;
+}
+
+const std::vector<std::string>& Categories() {
+  static const std::vector<std::string> c = {"minimal", "rich", "negative", "records"};
+  return c;
+}
+
+const char* TesteeOutcomeName(TesteeOutcome o) {
+  switch (o) {
+    case TesteeOutcome::kPass: return "pass";
+    case TesteeOutcome::kFail: return "fail";
+    case TesteeOutcome::kUnsupported: return "unsupported";
+    case TesteeOutcome::kExpectedFailure: return "expected failure";
+    case TesteeOutcome::kUnexpectedPass: return "unexpected pass";
+    case TesteeOutcome::kNotRun: return "not run";
+  }
+  return "?";
+}
+
+size_t TesteeReport::Count(TesteeOutcome o, const std::string& category) const {
+  size_t n = 0;
+  for (const TesteeResult& r : results) {
+    if (r.outcome == o && (category.empty() || vectors[r.vector].category == category)) ++n;
+  }
+  return n;
+}
+
+bool TesteeReport::ok() const {
+  return errors.empty() && Count(TesteeOutcome::kFail) == 0 &&
+         Count(TesteeOutcome::kUnexpectedPass) == 0 && Count(TesteeOutcome::kNotRun) == 0;
+}
+
+std::vector<JsonlVector> LoadJsonlVectors(const TesteeOptions& o, std::vector<std::string>& errors,
+                                          size_t* left_out_lenient, std::set<std::string>* all_ids) {
+  std::vector<JsonlVector> out;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(o.dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".jsonl") files.push_back(it->path());
+  }
+  if (ec) errors.push_back(absl::StrCat(o.dir, ": ", ec.message()));
+  std::sort(files.begin(), files.end());
+  if (files.empty() && !ec) errors.push_back(absl::StrCat(o.dir, ": no *.jsonl vector files"));
+  std::set<std::string> ids;
+  for (const fs::path& path : files) {
+    std::ifstream in(path);
+    if (!in) {
+      errors.push_back(absl::StrCat(path.string(), ": cannot read"));
+      continue;
+    }
+    std::string text;
+    int line = 0;
+    while (std::getline(in, text)) {
+      ++line;
+      if (text.empty()) continue;
+      const std::string where = absl::StrCat(path.filename().string(), ":", line);
+      Json r = Json::parse(text, nullptr, false);
+      if (!r.is_object()) {
+        errors.push_back(absl::StrCat(where, ": not a JSON object"));
+        continue;
+      }
+      JsonlVector v;
+      v.file = path.filename().string();
+      v.line = line;
+      try {
+        v.id = r.at("id").get<std::string>();
+        v.set = r.at("set").get<std::string>();
+        v.api_key = r.at("api_key").get<int16_t>();
+        v.version = r.at("version").get<int16_t>();
+        const std::string dir = r.at("direction").get<std::string>();
+        const std::string expect = r.at("expect").get<std::string>();
+        if ((dir != "request" && dir != "response") || (expect != "accept" && expect != "reject") ||
+            !r.at("frame").is_string() || r.at("format").get<int>() != 1) {
+          throw std::invalid_argument("direction, expect, frame or format");
+        }
+        v.request = dir == "request";
+        v.accept = expect == "accept";
+        v.lenient = !v.accept && r.value("lenient", false);
+        if (v.accept && (!r.at("header").is_object() || !r.at("body").is_object())) {
+          throw std::invalid_argument("header or body");
+        }
+      } catch (const std::exception& e) {
+        errors.push_back(absl::StrCat(where, ": not a format-1 vector record (", e.what(), ")"));
+        continue;
+      }
+      if (!ids.insert(v.id).second) {
+        errors.push_back(absl::StrCat(where, ": id ", v.id, " appears twice"));
+        continue;
+      }
+      v.category = CategoryOfSet(v.set);
+      if (!o.categories.empty() && !o.categories.count(v.category)) continue;
+      if (!o.api_keys.empty() && !o.api_keys.count(v.api_key)) continue;
+      if (!o.versions.empty() && !o.versions.count(v.version)) continue;
+      if (o.request && *o.request != v.request) continue;
+      if (!o.id_prefixes.empty() &&
+          std::none_of(o.id_prefixes.begin(), o.id_prefixes.end(),
+                       [&](const std::string& p) { return v.id.compare(0, p.size(), p) == 0; })) {
+        continue;
+      }
+      if (o.lenient && v.lenient) {
+        if (left_out_lenient) ++*left_out_lenient;
+        continue;
+      }
+      v.record = std::move(r);
+      out.push_back(std::move(v));
+    }
+  }
+  if (all_ids) *all_ids = std::move(ids);
+  return out;
+}
+
+std::vector<std::string> OperationsFor(const JsonlVector& v, const std::vector<std::string>& ops) {
+  std::vector<std::string> out;
+  for (const std::string& op : ops) {
+    if (!v.accept && op == "encode") continue;
+    out.push_back(op);
+  }
+  return out;
+}
+
+void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpResult& r) {
+  r.op = op;
+  auto fail = [&](std::string why) {
+    r.verdict = "fail";
+    r.detail = std::move(why);
+  };
+  if (!a.contains("result") || !a["result"].is_string()) {
+    r.answer = "garbage";
+    return fail(absl::StrCat("the answer has no \"result\": ", Shorten(a.dump())));
+  }
+  const std::string result = a["result"].get<std::string>();
+  r.answer = result;
+  if (result == "unsupported") {
+    r.verdict = "unsupported";
+    r.detail = a.value("reason", std::string());
+    return;
+  }
+  if (result == "crashed") {
+    r.error = ErrorOfAnswer(a);
+    return fail(absl::StrCat("the implementation crashed: ", Shorten(r.error, 400)));
+  }
+  if (result == "rejected") {
+    r.error = ErrorOfAnswer(a);
+    if (v.accept) return fail(absl::StrCat("rejected a valid frame: ", Shorten(r.error, 400)));
+    r.verdict = "pass";
+    r.detail = absl::StrCat("expected ", ExpectedError(v));
+    return;
+  }
+  if (result != "ok") {
+    r.answer = "garbage";
+    return fail(absl::StrCat("unknown result \"", Shorten(result, 40), "\""));
+  }
+  if (!v.accept) {
+    return fail(absl::StrCat("accepted a frame that must be rejected (", ExpectedError(v),
+                             v.lenient ? "; Java accepts it: --lenient leaves such vectors out" : "",
+                             ")"));
+  }
+  std::vector<uint8_t> frame;
+  ParseHex(v.record["frame"].get<std::string>(), frame);
+  if (op == "validate") {
+    r.verdict = "pass";
+    return;
+  }
+  if (op == "encode" || op == "roundtrip") {
+    auto it = a.find("frame");
+    std::vector<uint8_t> got;
+    if (it == a.end() || !it->is_string() || !ParseHex(it->get<std::string>(), got)) {
+      return fail("the answer has no \"frame\" of hex digits");
+    }
+    if (got != frame) return fail(absl::StrCat("different frame: ", FirstDifference(frame, got)));
+    r.verdict = "pass";
+    return;
+  }
+  // decode
+  for (const char* part : {"header", "body"}) {
+    if (!a.contains(part)) return fail(absl::StrCat("the answer has no \"", part, "\""));
+    if (auto d = JsonDifference(v.record[part], a[part], part)) return fail(*d);
+  }
+  Json j = {{"api_key", v.api_key},
+            {"version", v.version},
+            {"direction", v.request ? "request" : "response"},
+            {"header", a["header"]},
+            {"body", a["body"]}};
+  absl::StatusOr<std::vector<uint8_t>> bytes = FrameFromJson(j);
+  if (!bytes.ok()) {
+    return fail(absl::StrCat("the answer is not a valid message in the JSON mapping: ",
+                             bytes.status().message()));
+  }
+  if (*bytes != frame) {
+    return fail(absl::StrCat("the answer's values are not the frame's (encoded: ",
+                             FirstDifference(frame, *bytes), ")"));
+  }
+  r.verdict = "pass";
+}
+
+TesteeReport RunTestee(const TesteeOptions& o) {
+  TesteeReport report;
+  report.options = o;
+  std::map<std::string, std::string> expected;
+  std::set<std::string> all_ids;
+  report.vectors = LoadJsonlVectors(o, report.errors, &report.left_out_lenient, &all_ids);
+  if (!o.expected_failures.empty()) {
+    expected = LoadIdList(o.expected_failures, report.errors);
+    for (const auto& [id, reason] : expected) {
+      if (!all_ids.count(id)) {
+        report.warnings.push_back(absl::StrCat(o.expected_failures, ": ", id, " is no vector"));
+      }
+    }
+  }
+  if (!report.errors.empty()) return report;
+
+  std::FILE* log = nullptr;
+  if (!o.log_file.empty()) {
+    log = std::fopen(o.log_file.c_str(), "w");
+    if (log == nullptr) {
+      report.errors.push_back(absl::StrCat(o.log_file, ": cannot write: ", std::strerror(errno)));
+      return report;
+    }
+  }
+  // A testee that closes its stdin early must not kill the runner.
+  struct sigaction ignore {}, old {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &old);
+
+  Process p(log);
+  bool started = false;  // a live testee that answered the hello
+  bool stopped = false;  // too many restarts, or it never started
+  auto start = [&]() -> bool {
+    for (;;) {
+      if (report.restarts > o.max_restarts) {
+        report.errors.push_back(absl::StrCat("the testee was restarted ", o.max_restarts,
+                                             " times; the remaining vectors are not run"));
+        stopped = true;
+        return false;
+      }
+      std::string error;
+      if (p.Start(o.command, error) && Hello(p, o, report, error)) {
+        started = true;
+        return true;
+      }
+      p.Kill();
+      if (report.operations.empty()) {  // never worked: no point in retrying
+        report.errors.push_back(absl::StrCat("testee `", o.command, "`: ", error));
+        stopped = true;
+        return false;
+      }
+      report.faults.push_back(absl::StrCat("restart failed: ", error));
+      ++report.restarts;
+    }
+  };
+  start();
+
+  uint64_t seq = 0;
+  for (size_t i = 0; i < report.vectors.size(); ++i) {
+    const JsonlVector& v = report.vectors[i];
+    TesteeResult res;
+    res.vector = i;
+    for (const std::string& op : OperationsFor(v, report.operations)) {
+      OpResult r;
+      r.op = op;
+      if (!stopped && !started) {
+        ++report.restarts;
+        start();
+      }
+      if (stopped) {
+        r.verdict = "not run";
+        r.detail = "the testee is not running";
+        res.ops.push_back(std::move(r));
+        continue;
+      }
+      const uint64_t want_seq = ++seq;
+      std::string line;
+      switch (p.Exchange(RequestFor(v, op, want_seq).dump(), o.timeout_seconds, line)) {
+        case Process::kLine: {
+          Json a = Json::parse(line, nullptr, false);
+          if (!a.is_object()) {
+            r.verdict = "fail";
+            r.answer = "garbage";
+            r.detail = absl::StrCat("the answer is not a JSON object: ", Shorten(line));
+          } else if (!a.contains("seq") || a["seq"] != want_seq) {
+            r.verdict = "fail";
+            r.answer = "garbage";
+            r.detail = absl::StrCat("the answer is for seq ", a.contains("seq") ? a["seq"].dump() : "(none)",
+                                    ", not ", want_seq);
+          } else {
+            JudgeAnswer(v, op, a, r);
+          }
+          break;
+        }
+        case Process::kTimeout:
+          p.Kill();
+          started = false;
+          r.verdict = "fail";
+          r.answer = "timeout";
+          r.detail = absl::StrCat("no answer within ", o.timeout_seconds, " s (killed, restarted)", WithStderr(p));
+          report.faults.push_back(absl::StrCat(v.id, " ", op, ": ", r.detail));
+          break;
+        case Process::kTooLong:
+          p.Kill();
+          started = false;
+          r.verdict = "fail";
+          r.answer = "garbage";
+          r.detail = absl::StrCat("an answer line longer than ", kMaxAnswerBytes >> 20,
+                                  " MiB (killed, restarted)");
+          report.faults.push_back(absl::StrCat(v.id, " ", op, ": ", r.detail));
+          break;
+        case Process::kClosed: {
+          p.Finish(o.timeout_seconds);  // reaps it (its exit status for the report)
+          started = false;
+          r.verdict = "fail";
+          r.answer = "died";
+          r.detail = absl::StrCat("the testee ended before answering (", p.exit_description(),
+                                  "; restarted)", WithStderr(p));
+          report.faults.push_back(absl::StrCat(v.id, " ", op, ": ", r.detail));
+          break;
+        }
+      }
+      res.ops.push_back(std::move(r));
+    }
+    size_t answered = 0, failed = 0, not_run = 0;
+    for (const OpResult& r : res.ops) {
+      if (r.verdict == "fail") ++failed;
+      if (r.verdict == "not run") ++not_run;
+      if (r.verdict != "unsupported") ++answered;
+    }
+    if (report.operations.empty()) {
+      res.outcome = TesteeOutcome::kNotRun;  // the testee never started
+    } else if (failed > 0) {
+      res.outcome = TesteeOutcome::kFail;
+    } else if (not_run > 0) {
+      res.outcome = TesteeOutcome::kNotRun;
+    } else if (answered == 0) {
+      res.outcome = TesteeOutcome::kUnsupported;
+    } else {
+      res.outcome = TesteeOutcome::kPass;
+    }
+    if (auto it = expected.find(v.id); it != expected.end()) {
+      res.expected_reason = it->second;
+      if (res.outcome == TesteeOutcome::kFail) res.outcome = TesteeOutcome::kExpectedFailure;
+      else if (res.outcome == TesteeOutcome::kPass) res.outcome = TesteeOutcome::kUnexpectedPass;
+      else if (res.outcome == TesteeOutcome::kUnsupported) {
+        report.warnings.push_back(absl::StrCat(v.id, " is listed as an expected failure but unsupported"));
+      }
+    }
+    report.results.push_back(std::move(res));
+  }
+  if (started) {
+    const std::string end = p.Finish(o.timeout_seconds);
+    if (end != "exit status 0") {
+      report.warnings.push_back(absl::StrCat("at the end the testee ", end, WithStderr(p)));
+    }
+  }
+  sigaction(SIGPIPE, &old, nullptr);
+  if (log != nullptr) std::fclose(log);
+  return report;
+}
+
+std::string RenderTesteeList(const std::vector<JsonlVector>& vectors) {
+  std::string out;
+  const std::vector<std::string> all(std::begin(kOps), std::end(kOps));
+  for (const JsonlVector& v : vectors) {
+    for (const std::string& op : OperationsFor(v, all)) absl::StrAppend(&out, v.id, " ", op, "\n");
+  }
+  return out;
+}
+
+std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
+  std::string out = absl::StrCat("kwire conformance: testee `", r.options.command, "`");
+  if (!r.name.empty()) absl::StrAppend(&out, ": ", r.name, r.version.empty() ? "" : " ", r.version);
+  if (!r.operations.empty()) absl::StrAppend(&out, " (", absl::StrJoin(r.operations, ", "), ")");
+  absl::StrAppend(&out, "\nvectors: ", r.vectors.size(), " from ", r.options.dir);
+  if (r.options.lenient) absl::StrAppend(&out, " (", r.left_out_lenient, " lenient ones left out)");
+  absl::StrAppend(&out, "\n\n");
+  absl::StrAppend(&out, absl::StrFormat("%-10s %8s %8s %8s %12s %9s %11s %8s\n", "category", "vectors",
+                                        "passed", "failed", "unsupported", "expected", "unexpected",
+                                        "not-run"));
+  std::vector<std::string> cats = Categories();
+  cats.push_back("");
+  for (const std::string& c : cats) {
+    size_t n = 0;
+    for (const TesteeResult& res : r.results) n += c.empty() || r.vectors[res.vector].category == c;
+    if (n == 0 && !c.empty()) continue;
+    absl::StrAppend(
+        &out, absl::StrFormat("%-10s %8d %8d %8d %12d %9d %11d %8d\n", c.empty() ? "total" : c, n,
+                              r.Count(TesteeOutcome::kPass, c), r.Count(TesteeOutcome::kFail, c),
+                              r.Count(TesteeOutcome::kUnsupported, c),
+                              r.Count(TesteeOutcome::kExpectedFailure, c),
+                              r.Count(TesteeOutcome::kUnexpectedPass, c), r.Count(TesteeOutcome::kNotRun, c)));
+  }
+  for (const std::string& e : r.errors) absl::StrAppend(&out, "\nerror: ", e);
+  if (!r.faults.empty()) {
+    absl::StrAppend(&out, "\n", r.faults.size(), " testee fault(s), ", r.restarts, " restart(s):");
+    for (size_t i = 0; i < r.faults.size() && i < 10; ++i) absl::StrAppend(&out, "\n  ", r.faults[i]);
+  }
+  for (size_t i = 0; i < r.warnings.size() && i < 20; ++i) absl::StrAppend(&out, "\nwarning: ", r.warnings[i]);
+  size_t shown = 0, bad = 0;
+  for (const TesteeResult& res : r.results) {
+    if (res.outcome != TesteeOutcome::kFail && res.outcome != TesteeOutcome::kUnexpectedPass) continue;
+    ++bad;
+    if (shown++ == 0) absl::StrAppend(&out, "\n\nfailures:");
+    if (shown > max_failures) continue;
+    const JsonlVector& v = r.vectors[res.vector];
+    absl::StrAppend(&out, "\n  ", v.id, " (", v.file, ":", v.line, "): ",
+                    res.outcome == TesteeOutcome::kUnexpectedPass
+                        ? absl::StrCat("passes, but is listed as an expected failure (", res.expected_reason, ")")
+                        : Describe(v, res));
+  }
+  if (bad > max_failures) absl::StrAppend(&out, "\n  ... and ", bad - max_failures, " more (--json has all)");
+  absl::StrAppend(&out, "\n\n", r.ok() ? "PASS" : "FAIL", "\n");
+  return out;
+}
+
+std::string RenderTesteeJUnit(const TesteeReport& r) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  absl::StrAppend(&out, "<testsuites name=\"kwire conformance: ", XmlEscape(r.name.empty() ? r.options.command : r.name),
+                  "\" tests=\"", r.results.size(), "\" failures=\"",
+                  r.Count(TesteeOutcome::kFail) + r.Count(TesteeOutcome::kUnexpectedPass) +
+                      r.Count(TesteeOutcome::kNotRun),
+                  "\">\n");
+  for (const std::string& c : Categories()) {
+    std::string cases;
+    size_t n = 0, failures = 0, skipped = 0;
+    for (const TesteeResult& res : r.results) {
+      const JsonlVector& v = r.vectors[res.vector];
+      if (v.category != c) continue;
+      ++n;
+      absl::StrAppend(&cases, "    <testcase classname=\"kwire.conformance.", c, "\" name=\"", XmlEscape(v.id), "\">");
+      switch (res.outcome) {
+        case TesteeOutcome::kPass: break;
+        case TesteeOutcome::kFail:
+        case TesteeOutcome::kNotRun:
+          ++failures;
+          absl::StrAppend(&cases, "<failure message=\"", XmlEscape(Shorten(Describe(v, res), 300)), "\">",
+                          XmlEscape(Describe(v, res)), "</failure>");
+          break;
+        case TesteeOutcome::kUnexpectedPass:
+          ++failures;
+          absl::StrAppend(&cases, "<failure message=\"passes, but is listed as an expected failure\">",
+                          XmlEscape(res.expected_reason), "</failure>");
+          break;
+        case TesteeOutcome::kUnsupported:
+          ++skipped;
+          absl::StrAppend(&cases, "<skipped message=\"unsupported\"/>");
+          break;
+        case TesteeOutcome::kExpectedFailure:
+          ++skipped;
+          absl::StrAppend(&cases, "<skipped message=\"expected failure: ", XmlEscape(res.expected_reason), "\"/>");
+          break;
+      }
+      absl::StrAppend(&cases, "</testcase>\n");
+    }
+    if (n == 0) continue;
+    absl::StrAppend(&out, "  <testsuite name=\"", c, "\" tests=\"", n, "\" failures=\"", failures,
+                    "\" skipped=\"", skipped, "\">\n", cases, "  </testsuite>\n");
+  }
+  absl::StrAppend(&out, "</testsuites>\n");
+  return out;
+}
+
+std::string RenderTesteeJson(const TesteeReport& r) {
+  Json j;
+  j["protocol"] = kTesteeProtocol;
+  j["testee"] = {{"command", r.options.command}, {"name", r.name}, {"version", r.version},
+                 {"operations", r.operations}};
+  j["dir"] = r.options.dir;
+  j["lenient_left_out"] = r.left_out_lenient;
+  j["ok"] = r.ok();
+  Json cats = Json::object();
+  std::vector<std::string> all = Categories();
+  all.push_back("");
+  for (const std::string& c : all) {
+    Json t;
+    size_t n = 0;
+    for (const TesteeResult& res : r.results) n += c.empty() || r.vectors[res.vector].category == c;
+    t["vectors"] = n;
+    t["passed"] = r.Count(TesteeOutcome::kPass, c);
+    t["failed"] = r.Count(TesteeOutcome::kFail, c);
+    t["unsupported"] = r.Count(TesteeOutcome::kUnsupported, c);
+    t["expected_failures"] = r.Count(TesteeOutcome::kExpectedFailure, c);
+    t["unexpected_passes"] = r.Count(TesteeOutcome::kUnexpectedPass, c);
+    t["not_run"] = r.Count(TesteeOutcome::kNotRun, c);
+    if (c.empty()) {
+      j["totals"] = t;
+    } else if (n > 0) {
+      cats[c] = t;
+    }
+  }
+  j["categories"] = cats;
+  j["errors"] = r.errors;
+  j["faults"] = r.faults;
+  j["warnings"] = r.warnings;
+  j["restarts"] = r.restarts;
+  Json vs = Json::array();
+  for (const TesteeResult& res : r.results) {
+    const JsonlVector& v = r.vectors[res.vector];
+    Json x = {{"id", v.id}, {"category", v.category}, {"expect", v.accept ? "accept" : "reject"},
+              {"outcome", TesteeOutcomeName(res.outcome)}};
+    if (v.lenient) x["lenient"] = true;
+    if (!res.expected_reason.empty()) x["expected_reason"] = res.expected_reason;
+    Json ops = Json::array();
+    for (const OpResult& op : res.ops) {
+      Json y = {{"op", op.op}, {"verdict", op.verdict}, {"answer", op.answer}};
+      if (!op.detail.empty()) y["detail"] = op.detail;
+      if (!op.error.empty()) y["error"] = op.error;
+      ops.push_back(std::move(y));
+    }
+    x["ops"] = std::move(ops);
+    vs.push_back(std::move(x));
+  }
+  j["vectors"] = std::move(vs);
+  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace kwire::conformance

@@ -1,0 +1,352 @@
+// The testee runner (conformance/testee.h): verdicts on crafted answers, and whole runs
+// against small testee programs (python3 scripts written by the test) that answer
+// wrongly, answer garbage, die, hang, never start or flood stderr. The full suite against
+// kwire's own testee is the ctest `kwire.conformance_testee` (tools/kwire/CMakeLists.txt).
+#include "conformance/testee.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+#ifndef KWIRE_CONFORMANCE_DIR
+#error "KWIRE_CONFORMANCE_DIR must name conformance/vectors"
+#endif
+
+namespace kwire::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+std::vector<Json> ReadJsonl(const std::string& name) {
+  std::vector<Json> out;
+  std::ifstream in(fs::path(KWIRE_CONFORMANCE_DIR) / name);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(Json::parse(line));
+  return out;
+}
+
+Json FindById(const std::string& file, const std::string& id) {
+  for (Json& j : ReadJsonl(file)) {
+    if (j["id"] == id) return j;
+  }
+  ADD_FAILURE() << "no vector " << id << " in " << file;
+  return Json::object();
+}
+
+JsonlVector Make(const Json& record) {
+  JsonlVector v;
+  v.id = record["id"];
+  v.set = record["set"];
+  v.category = CategoryOfSet(v.set);
+  v.api_key = record["api_key"];
+  v.version = record["version"];
+  v.request = record["direction"] == "request";
+  v.accept = record["expect"] == "accept";
+  v.lenient = !v.accept && record.value("lenient", false);
+  v.record = record;
+  return v;
+}
+
+OpResult Judge(const JsonlVector& v, const std::string& op, const Json& answer) {
+  OpResult r;
+  JudgeAnswer(v, op, answer, r);
+  return r;
+}
+
+// A vector whose body has an int64 (a decimal string in the vector).
+const Json& ListOffsets() {
+  static const Json j = FindById("rich.jsonl", "rich/ListOffsets/v1/request");
+  return j;
+}
+
+TEST(JudgeAnswer, DecodeExactAndInt64AsNumber) {
+  const JsonlVector v = Make(ListOffsets());
+  Json a = {{"seq", 1}, {"result", "ok"}, {"header", v.record["header"]}, {"body", v.record["body"]}};
+  EXPECT_EQ(Judge(v, "decode", a).verdict, "pass");
+  // The partition's Timestamp is an int64: "-9223372036854775807"-like strings may be numbers.
+  Json& ts = a["body"]["Topics"][1]["Partitions"][0]["Timestamp"];
+  ASSERT_TRUE(ts.is_string());
+  ts = std::stoll(ts.get<std::string>());
+  EXPECT_EQ(Judge(v, "decode", a).verdict, "pass") << Judge(v, "decode", a).detail;
+  ts = ts.get<int64_t>() ^ 1;
+  OpResult r = Judge(v, "decode", a);
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_TRUE(absl::StrContains(r.detail, "body.Topics[1].Partitions[0].Timestamp: expected")) << r.detail;
+}
+
+TEST(JudgeAnswer, DecodeMembersMustMatch) {
+  const JsonlVector v = Make(ListOffsets());
+  Json a = {{"seq", 1}, {"result", "ok"}, {"header", v.record["header"]}, {"body", v.record["body"]}};
+  Json missing = a;
+  missing["body"].erase("ReplicaId");
+  OpResult r = Judge(v, "decode", missing);
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_EQ(r.detail, "body: member \"ReplicaId\" missing");
+  Json extra = a;
+  extra["header"]["Bogus"] = 1;
+  r = Judge(v, "decode", extra);
+  EXPECT_EQ(r.detail, "header: unexpected member \"Bogus\"");
+  Json shorter = a;
+  shorter["body"]["Topics"].erase(0);
+  r = Judge(v, "decode", shorter);
+  EXPECT_TRUE(absl::StrContains(r.detail, "body.Topics: 3 elements expected, 2 answered")) << r.detail;
+  // Equal as JSON numbers (1 == 1.0) but not a valid int32: caught by the JSON mapping.
+  Json float_int = a;
+  float_int["body"]["ReplicaId"] = static_cast<double>(a["body"]["ReplicaId"].get<int32_t>());
+  r = Judge(v, "decode", float_int);
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_TRUE(absl::StrContains(r.detail, "not a valid message in the JSON mapping")) << r.detail;
+  Json no_body = a;
+  no_body.erase("body");
+  EXPECT_EQ(Judge(v, "decode", no_body).detail, "the answer has no \"body\"");
+}
+
+TEST(JudgeAnswer, FramesCompareByteForByte) {
+  const JsonlVector v = Make(ListOffsets());
+  std::string hex = v.record["frame"];
+  EXPECT_EQ(Judge(v, "roundtrip", {{"result", "ok"}, {"frame", hex}}).verdict, "pass");
+  std::string upper = hex;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_EQ(Judge(v, "encode", {{"result", "ok"}, {"frame", upper}}).verdict, "pass");
+  std::string changed = hex;
+  changed[20] = changed[20] == '0' ? '1' : '0';  // byte 10
+  OpResult r = Judge(v, "encode", {{"result", "ok"}, {"frame", changed}});
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_TRUE(absl::StrContains(r.detail, "first difference at byte 10")) << r.detail;
+  r = Judge(v, "roundtrip", {{"result", "ok"}, {"frame", "0g"}});
+  EXPECT_EQ(r.detail, "the answer has no \"frame\" of hex digits");
+}
+
+TEST(JudgeAnswer, AcceptRejectUnsupportedAndGarbage) {
+  const JsonlVector good = Make(ListOffsets());
+  Json neg;
+  for (Json& j : ReadJsonl("negative.jsonl")) {
+    if (!j.value("lenient", true)) {
+      neg = j;
+      break;
+    }
+  }
+  ASSERT_TRUE(neg.is_object());
+  const JsonlVector bad = Make(neg);
+  EXPECT_EQ(Judge(good, "validate", {{"result", "ok"}}).verdict, "pass");
+  OpResult r = Judge(good, "validate", {{"result", "rejected"}, {"error", "nope"}, {"kind", "truncated"}});
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_EQ(r.error, "nope [truncated]");
+  EXPECT_EQ(Judge(bad, "validate", {{"result", "rejected"}}).verdict, "pass");
+  r = Judge(bad, "decode", {{"result", "ok"}, {"header", {}}, {"body", {}}});
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_TRUE(absl::StrContains(r.detail, "accepted a frame that must be rejected (" +
+                                              neg["error"]["kind"].get<std::string>()))
+      << r.detail;
+  r = Judge(good, "decode", {{"result", "unsupported"}, {"reason", "no such API"}});
+  EXPECT_EQ(r.verdict, "unsupported");
+  EXPECT_EQ(r.detail, "no such API");
+  r = Judge(bad, "validate", {{"result", "crashed"}, {"error", "panic: index out of range"}});
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_EQ(r.detail, "the implementation crashed: panic: index out of range");
+  EXPECT_EQ(Judge(good, "decode", {{"result", "maybe"}}).answer, "garbage");
+  EXPECT_EQ(Judge(good, "decode", {{"seq", 1}}).verdict, "fail");
+}
+
+// ---- Whole runs against small testee programs.
+
+class RunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           absl::StrCat("kwire_testee_test_", ::testing::UnitTest::GetInstance()->current_test_info()->name(),
+                        "_", getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "vectors");
+    std::ofstream out(dir_ / "vectors" / "v.jsonl");
+    out << FindById("minimal.jsonl", "minimal/ApiVersions/v3/request").dump() << "\n"
+        << ListOffsets().dump() << "\n";
+    for (Json& j : ReadJsonl("negative.jsonl")) {
+      if (j["id"] == "negative/Produce/v3/request/truncated-length" || (j.value("lenient", false) && !lenient_)) {
+        out << j.dump() << "\n";
+        if (j.value("lenient", false)) lenient_ = true;
+      }
+    }
+    options_.dir = (dir_ / "vectors").string();
+    options_.timeout_seconds = 5;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A python3 testee: answers the hello with `ops`, then `answer(q)` per request (a
+  // Python expression over the request `q`, giving the answer object or None for no
+  // answer at all). `before` runs per request first (a Python statement).
+  std::string Script(const std::string& ops, const std::string& answer, const std::string& before = "pass") {
+    const fs::path p = dir_ / absl::StrCat("testee", scripts_++, ".py");
+    std::ofstream s(p);
+    s << "import json, sys\n"
+      << "for line in sys.stdin:\n"
+      << "    q = json.loads(line)\n"
+      << "    if q['type'] == 'hello':\n"
+      << "        print(json.dumps({'type': 'hello', 'protocol': 1, 'name': 't', 'version': '1', "
+         "'operations': " << ops << "}), flush=True)\n"
+      << "        continue\n"
+      << "    " << before << "\n"
+      << "    a = " << answer << "\n"
+      << "    if a is None: continue\n"
+      << "    print(a if isinstance(a, str) else json.dumps(dict(a, seq=q['seq'])), flush=True)\n";
+    return absl::StrCat("python3 ", p.string());
+  }
+
+  fs::path dir_;
+  TesteeOptions options_;
+  bool lenient_ = false;
+  int scripts_ = 0;
+};
+
+TEST_F(RunTest, ValidateEverythingOk) {
+  options_.command = Script("['validate']", "{'result': 'ok'}");
+  TesteeReport r = RunTestee(options_);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0];
+  EXPECT_EQ(r.name, "t");
+  EXPECT_EQ(r.operations, std::vector<std::string>{"validate"});
+  ASSERT_EQ(r.vectors.size(), 4u);
+  EXPECT_EQ(r.Count(TesteeOutcome::kPass), 2u);      // the accept vectors
+  EXPECT_EQ(r.Count(TesteeOutcome::kFail), 2u);      // the reject vectors
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(r.faults.empty());
+  // --lenient leaves the lenient one out.
+  options_.lenient = true;
+  r = RunTestee(options_);
+  EXPECT_EQ(r.vectors.size(), 3u);
+  EXPECT_EQ(r.left_out_lenient, 1u);
+  EXPECT_EQ(r.Count(TesteeOutcome::kFail), 1u);
+}
+
+TEST_F(RunTest, ExpectedFailuresAndUnexpectedPasses) {
+  options_.command = Script("['validate']", "{'result': 'ok'}");
+  std::ofstream(dir_ / "xfail.txt") << "# known\n"
+                                     << "negative/Produce/v3/request/truncated-length  # accepts everything\n"
+                                     << "rich/ListOffsets/v1/request  # listed, but passes\n"
+                                     << "no/such/vector\n";
+  options_.expected_failures = (dir_ / "xfail.txt").string();
+  options_.categories = {"negative", "rich"};
+  options_.lenient = true;
+  TesteeReport r = RunTestee(options_);
+  ASSERT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.Count(TesteeOutcome::kExpectedFailure), 1u);
+  EXPECT_EQ(r.Count(TesteeOutcome::kUnexpectedPass), 1u);
+  EXPECT_FALSE(r.ok());
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(r.warnings[0], "no/such/vector is no vector")) << r.warnings[0];
+}
+
+TEST_F(RunTest, UnsupportedIsCountedApart) {
+  options_.command = Script("['decode', 'encode']", "{'result': 'unsupported', 'reason': 'r'}");
+  TesteeReport r = RunTestee(options_);
+  EXPECT_EQ(r.Count(TesteeOutcome::kUnsupported), 4u);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.results[0].ops.size(), 2u);  // accept: decode and encode
+  EXPECT_EQ(r.results[2].ops.size(), 1u);  // reject: decode only
+}
+
+TEST_F(RunTest, GarbageAndWrongSeqFailWithoutRestart) {
+  options_.command = Script("['validate']", "'not json' if q['seq'] % 2 else json.dumps({'result': 'ok', 'seq': 99})",
+                            "pass");
+  TesteeReport r = RunTestee(options_);
+  EXPECT_EQ(r.Count(TesteeOutcome::kFail), 4u);
+  EXPECT_EQ(r.restarts, 0);
+  EXPECT_TRUE(absl::StrContains(r.results[0].ops[0].detail, "not a JSON object: not json"));
+  EXPECT_TRUE(absl::StrContains(r.results[1].ops[0].detail, "the answer is for seq")) << r.results[1].ops[0].detail;
+}
+
+TEST_F(RunTest, DyingTesteeIsRestartedThenTheRunStops) {
+  options_.command = Script("['validate']", "None", "sys.stderr.write('boom\\n'); sys.exit(3)");
+  options_.max_restarts = 2;
+  TesteeReport r = RunTestee(options_);
+  ASSERT_EQ(r.results.size(), 4u);
+  EXPECT_EQ(r.results[0].outcome, TesteeOutcome::kFail);
+  EXPECT_TRUE(absl::StrContains(r.results[0].ops[0].detail, "exit status 3")) << r.results[0].ops[0].detail;
+  EXPECT_TRUE(absl::StrContains(r.results[0].ops[0].detail, "boom")) << r.results[0].ops[0].detail;
+  EXPECT_EQ(r.Count(TesteeOutcome::kFail), 3u);  // the first start and two restarts
+  EXPECT_EQ(r.Count(TesteeOutcome::kNotRun), 1u);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(r.errors[0], "restarted 2 times")) << r.errors[0];
+}
+
+TEST_F(RunTest, HangingTesteeTimesOut) {
+  options_.command = Script("['validate']", "None");  // reads, never answers
+  options_.timeout_seconds = 0.2;  // the hello still gets 60 s
+  options_.max_restarts = 1;
+  options_.categories = {"minimal", "rich"};
+  TesteeReport r = RunTestee(options_);
+  ASSERT_EQ(r.results.size(), 2u);
+  ASSERT_EQ(r.results[0].ops.size(), 1u);
+  ASSERT_EQ(r.results[1].ops.size(), 1u) << RenderTesteeSummary(r);
+  EXPECT_EQ(r.results[0].ops[0].answer, "timeout");
+  EXPECT_EQ(r.results[1].ops[0].answer, "timeout");
+  EXPECT_EQ(r.faults.size(), 2u);
+  EXPECT_TRUE(r.ok() == false);
+}
+
+TEST_F(RunTest, TesteeThatNeverStarts) {
+  options_.command = absl::StrCat((dir_ / "no-such-program").string(), " --flag");
+  TesteeReport r = RunTestee(options_);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(r.errors[0], "exit status 127")) << r.errors[0];
+  EXPECT_TRUE(absl::StrContains(r.errors[0], "not found")) << r.errors[0];
+  EXPECT_EQ(r.Count(TesteeOutcome::kNotRun), 4u);
+  EXPECT_FALSE(r.ok());
+}
+
+TEST_F(RunTest, HelloMustNameProtocolAndOperations) {
+  options_.command = "read l; echo '{\"type\":\"hello\",\"protocol\":2,\"operations\":[\"decode\"]}'";
+  TesteeReport r = RunTestee(options_);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(r.errors[0], "speaks protocol 2")) << r.errors[0];
+  options_.command = "read l; echo '{\"type\":\"hello\",\"protocol\":1,\"operations\":[\"fly\"]}'";
+  r = RunTestee(options_);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(r.errors[0], "names no operation")) << r.errors[0];
+}
+
+TEST_F(RunTest, LargeRequestsAndStderrFloodDoNotDeadlock) {
+  // A 1 MiB frame (valid for `validate` only) and 1 MiB of stderr before each answer:
+  // both exceed any pipe buffer, so a runner that blocks on one pipe would hang.
+  Json big = ListOffsets();
+  big["id"] = "rich/big";
+  big["frame"] = std::string(size_t{2} << 20, 'a');
+  std::ofstream(dir_ / "vectors" / "v.jsonl", std::ios::app) << big.dump() << "\n";
+  options_.command = Script("['validate']", "{'result': 'ok'}", "sys.stderr.write('x' * (1 << 20))");
+  options_.categories = {"rich"};
+  options_.log_file = (dir_ / "stderr.log").string();
+  TesteeReport r = RunTestee(options_);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0];
+  EXPECT_EQ(r.Count(TesteeOutcome::kPass), 2u);
+  EXPECT_EQ(fs::file_size(options_.log_file), size_t{2} << 20);
+}
+
+TEST_F(RunTest, ReportsNameEveryVector) {
+  options_.command = Script("['validate']", "{'result': 'ok'}");
+  TesteeReport r = RunTestee(options_);
+  const std::string junit = RenderTesteeJUnit(r);
+  EXPECT_TRUE(absl::StrContains(junit, "<testsuite name=\"negative\" tests=\"2\" failures=\"2\" skipped=\"0\">"))
+      << junit;
+  EXPECT_TRUE(absl::StrContains(junit, "name=\"rich/ListOffsets/v1/request\"></testcase>")) << junit;
+  const Json j = Json::parse(RenderTesteeJson(r));
+  EXPECT_EQ(j["totals"]["vectors"], 4);
+  EXPECT_EQ(j["categories"]["negative"]["failed"], 2);
+  EXPECT_EQ(j["vectors"].size(), 4u);
+  EXPECT_EQ(j["testee"]["operations"], Json::array({"validate"}));
+  const std::string summary = RenderTesteeSummary(r);
+  EXPECT_TRUE(absl::StrContains(summary, "negative/Produce/v3/request/truncated-length")) << summary;
+  EXPECT_TRUE(absl::StrContains(summary, "\nFAIL\n")) << summary;
+  const std::string list = RenderTesteeList(r.vectors);
+  EXPECT_TRUE(absl::StrContains(list, "rich/ListOffsets/v1/request encode\n")) << list;
+  EXPECT_FALSE(absl::StrContains(list, "truncated-length encode")) << list;
+}
+
+}  // namespace
+}  // namespace kwire::conformance

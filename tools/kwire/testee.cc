@@ -1,0 +1,112 @@
+// `kwire testee` (testee.h).
+#include "tools/kwire/testee.h"
+
+#include <istream>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "codec/protocol/registry.h"
+#include "tools/json/json.h"
+
+namespace kwire::cli {
+namespace {
+
+using Json = nlohmann::json;
+
+Json Rejected(const absl::Status& s) {
+  Json a = {{"result", "rejected"}, {"error", std::string(s.message())}};
+  if (std::optional<Error> e = ErrorFromStatus(s)) {
+    a["kind"] = FormatErrorKind(e->kind);
+    a["offset"] = e->offset;
+    a["path"] = e->path;
+  }
+  return a;
+}
+
+std::string Hex(std::span<const uint8_t> b) {
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+}
+
+Json Answer(const Json& q, uint32_t quirks, RecordsMode records) {
+  const std::string op = q.value("op", "");
+  const bool request = q.value("direction", "") == "request";
+  const int16_t key = q.value("api_key", int16_t{-1});
+  const int16_t version = q.value("version", int16_t{-1});
+  if (op == "encode") {
+    absl::StatusOr<std::vector<uint8_t>> frame = FrameFromJson(q);
+    if (!frame.ok()) return Rejected(frame.status());
+    return {{"result", "ok"}, {"frame", Hex(*frame)}};
+  }
+  if (op != "decode" && op != "roundtrip" && op != "validate") {
+    return {{"result", "unsupported"}, {"reason", absl::StrCat("no operation '", op, "'")}};
+  }
+  const std::string hex = q.value("frame", "");
+  if (hex.size() % 2 != 0 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+    return {{"result", "rejected"}, {"error", "the request's frame is not hex"}};
+  }
+  const std::string raw = absl::HexStringToBytes(hex);
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  FrameOptions options;
+  options.decode.quirks = quirks;
+  options.records_mode = records;
+  absl::StatusOr<std::vector<uint8_t>> again;
+  absl::StatusOr<Json> json = Json();
+  if (request) {
+    absl::StatusOr<RequestFrame> f = DecodeRequestFrame(bytes, options);
+    if (!f.ok()) return Rejected(f.status());
+    if (op == "validate") return {{"result", "ok"}};
+    if (op == "roundtrip") again = EncodeRequestFrame(f->header, f->body, EncodeOptions{quirks});
+    else json = RequestFrameToJson(*f);
+  } else {
+    if (FindApi(key) == nullptr) {
+      return {{"result", "unsupported"}, {"reason", absl::StrCat("no API key ", key)}};
+    }
+    absl::StatusOr<ResponseFrame> f = DecodeResponseFrame(bytes, key, version, options);
+    if (!f.ok()) return Rejected(f.status());
+    if (op == "validate") return {{"result", "ok"}};
+    if (op == "roundtrip") again = EncodeResponseFrame(f->header, key, version, f->body, EncodeOptions{quirks});
+    else json = ResponseFrameToJson(*f, key, version);
+  }
+  if (op == "roundtrip") {
+    if (!again.ok()) return Rejected(again.status());
+    return {{"result", "ok"}, {"frame", Hex(*again)}};
+  }
+  // decode. Under quirks a decoded string may not be UTF-8 and so have no JSON form:
+  // the frame was accepted all the same, and the answer says so.
+  if (!json.ok()) return {{"result", "ok"}, {"note", absl::StrCat("no JSON form: ", json.status().message())}};
+  return {{"result", "ok"}, {"header", (*json)["header"]}, {"body", (*json)["body"]}};
+}
+
+}  // namespace
+
+int ServeTestee(std::istream& in, std::ostream& out, uint32_t quirks, RecordsMode records) {
+  std::string line;
+  while (std::getline(in, line)) {
+    Json q = Json::parse(line, nullptr, false);
+    Json a;
+    if (!q.is_object()) {
+      a = {{"type", "error"}, {"error", "not a JSON object"}};
+    } else if (q.value("type", "") == "hello") {
+      a = {{"type", "hello"},
+           {"protocol", 1},
+           {"name", "kwire"},
+           {"version", KWIRE_VERSION_STRING},
+           {"operations", {"decode", "encode", "roundtrip", "validate"}}};
+      if (quirks != 0) a["quirks"] = quirks == kQuirksJava ? "java" : absl::StrCat(quirks);
+    } else if (q.value("type", "") != "request" || !q.contains("seq")) {
+      a = {{"type", "error"}, {"error", "expected a hello or a request with a seq"}};
+    } else {
+      a = Answer(q, quirks, records);
+      a["seq"] = q["seq"];
+    }
+    out << a.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n" << std::flush;
+  }
+  return 0;
+}
+
+}  // namespace kwire::cli
