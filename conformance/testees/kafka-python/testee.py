@@ -305,12 +305,18 @@ def main(argv=None):
     parser.add_argument("--list-supported", action="store_true",
                         help="print the API keys and versions kafka-python implements, "
                              "then exit")
+    parser.add_argument("--kafka-version", action="store_true",
+                        help="print the version of kafka-python the testee loads, then "
+                             "exit (2 when kafka-python is missing)")
     args = parser.parse_args(argv)
     kafka = import_kafka()
     # kafka-python logs every response it cannot decode (parser.py); the
     # rejection answer carries the error already.
     logging.getLogger("kafka").addHandler(logging.NullHandler())
     logging.getLogger("kafka").propagate = False
+    if args.kafka_version:
+        print(getattr(kafka, "__version__", "unknown"))
+        return 0
     kp = KafkaPython(kafka)
     if args.list_supported:
         for key in sorted(kp.requests):
