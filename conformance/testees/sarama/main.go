@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -353,16 +354,21 @@ func startWorker() (*worker, error) {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
-			fmt.Fprintln(os.Stderr, sc.Text())
+			l := sc.Text()
+			fmt.Fprintln(os.Stderr, l)
 			w.mu.Lock()
-			if len(w.tail) < 64 {
-				w.tail = append(w.tail, sc.Text())
+			if strings.HasPrefix(l, "fatal error:") || strings.HasPrefix(l, "panic:") {
+				w.tail = []string{l} // the death notice and its stacks
+			} else if len(w.tail) > 0 && len(w.tail) < 400 {
+				w.tail = append(w.tail, l)
 			}
 			w.mu.Unlock()
 		}
 	}()
 	return w, nil
 }
+
+var saramaFrame = regexp.MustCompile(`^github\.com/Shopify/sarama\.((?:\(\*?\w+\)\.)?\w+)\(`)
 
 // death says why the worker ended: the first line of the Go runtime's fatal error or
 // panic, and the innermost sarama function on its stack.
@@ -374,15 +380,12 @@ func (w *worker) death() string {
 	defer w.mu.Unlock()
 	why, where := "", ""
 	for i, l := range w.tail {
-		if why == "" && (strings.HasPrefix(l, "fatal error:") || strings.HasPrefix(l, "panic:")) {
+		if i == 0 {
 			why = l
+			continue
 		}
-		if why != "" && where == "" && strings.HasPrefix(l, "github.com/Shopify/sarama.") &&
-			!strings.Contains(l, "Kwire") && i+1 < len(w.tail) {
-			where = strings.TrimPrefix(l, "github.com/Shopify/sarama.")
-			if j := strings.Index(where, "("); j >= 0 {
-				where = where[:j]
-			}
+		m := saramaFrame.FindStringSubmatch(l)
+		if where == "" && m != nil && !strings.Contains(m[1], "Kwire") && i+1 < len(w.tail) {
 			loc := strings.TrimSpace(w.tail[i+1])
 			if j := strings.LastIndex(loc, "/"); j >= 0 {
 				loc = loc[j+1:]
@@ -390,7 +393,7 @@ func (w *worker) death() string {
 			if j := strings.Index(loc, " "); j >= 0 {
 				loc = loc[:j]
 			}
-			where += " at " + loc
+			where = m[1] + " at " + loc
 		}
 	}
 	if why == "" {
