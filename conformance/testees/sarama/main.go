@@ -228,7 +228,7 @@ func diagnose(r *request, frame, out []byte, f *sarama.KwirePeerFrame) string {
 		s += "; sarama cannot decode its own re-encoding: " + err.Error()
 	} else if reflect.DeepEqual(g.Body, f.Body) && g.CorrelationID == f.CorrelationID &&
 		g.ClientID == f.ClientID {
-		s += "; it decodes to the same sarama message (only order or layout differs)"
+		s += "; it decodes to the same sarama message (the difference is order, or something sarama does not keep)"
 	} else {
 		s += "; it decodes to another sarama message"
 	}

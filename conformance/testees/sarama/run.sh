@@ -12,7 +12,9 @@ Usage: conformance/testees/sarama/run.sh [--help] [--build-only]
   Builds the sarama testee (Go, GOPATH mode, GO111MODULE=off, Debian's sources under
   /usr/share/gocode, no network) into a cache directory, unless a binary built from the
   same sources is there, then execs it: it speaks the testee protocol (version 1) on
-  stdin/stdout. Build messages go to stderr.
+  stdin/stdout. Build messages go to stderr. The first build takes ~10 s, as long as
+  the runner waits for the hello: build first with --build-only (or pass the runner
+  --timeout 60).
   --build-only  build (or find) the binary, print its path and exit
   Cache: $KWIRE_TESTEE_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/kwire/testee-sarama.
   Needs golang-go and golang-github-shopify-sarama-dev (tools/install-deps.sh --peers).
@@ -51,20 +53,24 @@ bin="$cache/sarama_testee-$stamp"
 
 if [ ! -x "$bin" ]; then
   mkdir -p "$cache"
-  work="$(mktemp -d "$cache/build.XXXXXX")"
-  trap 'rm -rf "$work"' EXIT
-  echo "run.sh: building the sarama testee in $work ($(go version | cut -d' ' -f3))" >&2
-  mkdir -p "$work/gopath/src/github.com/Shopify" "$work/gopath/src/kwire"
-  cp -r "$sarama_src" "$work/gopath/src/github.com/Shopify/sarama"
-  cp "$peer_shim" "$here/shim/kwire_testee.go" "$work/gopath/src/github.com/Shopify/sarama/"
-  mkdir -p "$work/gopath/src/kwire/sarama_testee"
-  cp "$here/main.go" "$work/gopath/src/kwire/sarama_testee/"
-  (cd "$work/gopath/src/kwire/sarama_testee" &&
-   GO111MODULE=off GOPATH="$work/gopath:/usr/share/gocode" GOFLAGS= CGO_CFLAGS="-O2 -w" GOCACHE="$cache/gocache" \
-     go build -o "$work/sarama_testee" . ) >&2
-  mv -f "$work/sarama_testee" "$bin"  # atomic: a concurrent run.sh finds it whole or not at all
-  rm -rf "$work"
-  trap - EXIT
+  # One build at a time; the GOPATH's path stays the same from build to build so that Go's
+  # build cache keeps sarama's compiled package while only main.go changes.
+  exec 9>"$cache/lock"
+  flock 9
+  if [ ! -x "$bin" ]; then
+    echo "run.sh: building the sarama testee in $cache ($(go version | cut -d' ' -f3))" >&2
+    gopath="$cache/gopath"
+    rm -rf "$gopath" "$cache"/sarama_testee-* "$cache"/build.*  # earlier builds
+    mkdir -p "$gopath/src/github.com/Shopify" "$gopath/src/kwire/sarama_testee"
+    cp -r "$sarama_src" "$gopath/src/github.com/Shopify/sarama"
+    cp "$peer_shim" "$here/shim/kwire_testee.go" "$gopath/src/github.com/Shopify/sarama/"
+    cp "$here/main.go" "$gopath/src/kwire/sarama_testee/"
+    (cd "$gopath/src/kwire/sarama_testee" &&
+     GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOFLAGS= CGO_CFLAGS="-O2 -w" \
+       GOCACHE="$cache/gocache" go build -o "$cache/build.tmp" . ) >&2
+    mv -f "$cache/build.tmp" "$bin"  # a concurrent run.sh finds it whole or not at all
+  fi
+  exec 9>&-
 fi
 
 if [ "$build_only" = 1 ]; then
