@@ -131,13 +131,26 @@ func unsupported(r *request) string {
 	return ""
 }
 
+// crash is the error of a panic inside sarama: answered "crashed" (a failure whatever
+// the vector expects), not "rejected": a real client or broker would crash there.
+type crash struct{ msg string }
+
+func (c crash) Error() string { return c.msg }
+
+// refuse answers a decode or encode error: "crashed" for a panic, else "rejected".
+func refuse(r *request, err error, prefix string) answer {
+	if c, ok := err.(crash); ok {
+		return answer{Seq: r.Seq, Result: "crashed", Error: prefix + c.msg}
+	}
+	return answer{Seq: r.Seq, Result: "rejected", Error: prefix + err.Error()}
+}
+
 // decodeFrame runs sarama's decoder on the frame. A panic inside sarama is caught and
-// reported as the error (prefixed "sarama panicked:"): a real client or broker would
-// crash there.
+// returned as a crash.
 func decodeFrame(r *request, frame []byte) (f *sarama.KwirePeerFrame, rest int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			f, err = nil, fmt.Errorf("sarama panicked: %v", p)
+			f, err = nil, crash{fmt.Sprintf("sarama panicked: %v", p)}
 			logf("seq %d %s: sarama panicked while decoding: %v\n%s", r.Seq, r.ID, p, debug.Stack())
 		}
 	}()
@@ -150,7 +163,7 @@ func decodeFrame(r *request, frame []byte) (f *sarama.KwirePeerFrame, rest int, 
 func encodeFrame(r *request, f *sarama.KwirePeerFrame) (out []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = nil, fmt.Errorf("sarama panicked: %v", p)
+			out, err = nil, crash{fmt.Sprintf("sarama panicked: %v", p)}
 			logf("seq %d %s: sarama panicked while encoding: %v\n%s", r.Seq, r.ID, p, debug.Stack())
 		}
 	}()
@@ -183,12 +196,11 @@ const (
 func roundtrip(r *request, frame []byte) answer {
 	f, err := decodeWhole(r, frame)
 	if err != nil {
-		return answer{Seq: r.Seq, Result: "rejected", Error: err.Error()}
+		return refuse(r, err, "")
 	}
 	first, err := encodeFrame(r, f)
 	if err != nil {
-		return answer{Seq: r.Seq, Result: "rejected", Error: "sarama decoded the frame but " +
-			"cannot encode what it decoded: " + err.Error()}
+		return refuse(r, err, "sarama decoded the frame but cannot encode what it decoded: ")
 	}
 	if bytes.Equal(first, frame) {
 		return answer{Seq: r.Seq, Result: "ok", Frame: hex.EncodeToString(first)}
@@ -237,7 +249,7 @@ func diagnose(r *request, frame, out []byte, f *sarama.KwirePeerFrame) string {
 
 func validate(r *request, frame []byte) answer {
 	if _, err := decodeWhole(r, frame); err != nil {
-		return answer{Seq: r.Seq, Result: "rejected", Error: err.Error()}
+		return refuse(r, err, "")
 	}
 	return answer{Seq: r.Seq, Result: "ok"}
 }
@@ -269,8 +281,9 @@ conformance/testees/sarama/run.sh, e.g.
   kwire conformance --testee conformance/testees/sarama/run.sh conformance/vectors
 It runs sarama in a worker process (itself, with --worker): some frames make sarama
 allocate a slice of 2^31 elements and the Go runtime dies ("fatal error: runtime: out of
-memory", which recover cannot catch); such an operation is answered rejected with
-"sarama crashed the process: ..." and a new worker is started.
+memory", which recover cannot catch); such an operation is answered "crashed" with
+"sarama crashed the process: ..." and a new worker is started. A panic that recover
+catches is answered "crashed" too: either is a failure, whatever the vector expects.
 `
 
 // serve answers the requests of in on out (the worker's loop).
@@ -452,7 +465,7 @@ func supervise() {
 					why := w.death()
 					w = nil
 					logf("seq %d %s: sarama crashed the worker: %s", r.Seq, r.ID, why)
-					send(answer{Seq: r.Seq, Result: "rejected",
+					send(answer{Seq: r.Seq, Result: "crashed",
 						Error: "sarama crashed the process: " + why})
 				}
 			}
