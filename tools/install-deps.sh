@@ -12,7 +12,8 @@ for arg in "$@"; do
       echo "Installs the Debian 12 packages kwire needs (apt-get, as root or via sudo);"
       echo "does nothing when all are installed."
       echo "  --peers  also the optional peer benchmark's Go toolchain and sarama"
-      echo "           (golang-go, golang-github-shopify-sarama-dev; bench/peers/run.sh)."
+      echo "           (golang-go, golang-github-shopify-sarama-dev; bench/peers/run.sh and"
+      echo "           the sarama conformance testee, conformance/testees/sarama)."
       echo "           Nothing else needs them."
       exit 0 ;;
     --peers) peers=1 ;;
@@ -42,9 +43,13 @@ packages=(
   # the second fuzzing engine: AFL++ (afl-clang-fast, afl-fuzz, its libFuzzer driver
   # /usr/lib/afl/libAFLDriver.a; FUZZING_ENGINE=afl tools/oss-fuzz-sim.sh)
   afl++
+  # conformance/testees/kafka-python: kafka-python 2.0.2 as a conformance testee (ctest
+  # kwire.conformance_testee_kafka_python; issue 17)
+  python3-kafka
 )
 if [ "$peers" = 1 ]; then
-  # opt-in: the sarama peer of bench/peers/run.sh (Go, Debian's packaged sources)
+  # opt-in: the sarama peer of bench/peers/run.sh and the sarama conformance testee
+  # (conformance/testees/sarama; Go, Debian's packaged sources)
   packages+=(golang-go golang-github-shopify-sarama-dev)
 fi
 
