@@ -41,6 +41,7 @@ import random
 import re
 import struct
 import sys
+import zlib
 
 # ---------------------------------------------------------------------------
 # CRC-32C (Castagnoli), reflected polynomial 0x82F63B78, table driven.
@@ -947,7 +948,17 @@ class Decoder:
                                            version, flexible, epath))
             return out
         if is_primitive(t):
-            return self.primitive(t, compact, nullable, fpath)
+            v = self.primitive(t, compact, nullable, fpath)
+            if t == "records" and v is not None and not self.java:
+                # Java reads records lazily (MemoryRecords): only the strict
+                # decoder checks them, under the field's policy.
+                policy = RECORDS_POLICY.get((msg.name, f["name"]))
+                if policy is None:
+                    raise SchemaError("%s: records field without a policy "
+                                      "(RECORDS_POLICY)" % fpath)
+                RecordsChecker(policy, version).check(
+                    bytes.fromhex(v), self.pos - len(v) // 2, fpath)
+            return v
         if nullable:
             start = self.pos
             marker = self.fixed(">b", 1, fpath)
@@ -1610,11 +1621,1401 @@ class NegativeGen:
 
 
 # ---------------------------------------------------------------------------
+# The records set: record batches inside Produce / Fetch / ShareFetch frames.
+#
+# Written from the Kafka protocol guide ("Record Batch", "Message Sets"),
+# KIP-98 (RecordBatch v2, control records), KIP-82 (headers), KIP-110
+# (zstd) and the compression formats' own specifications (RFC 1951/1952,
+# the snappy format description and snappy-java's stream header, the LZ4
+# frame format, RFC 8878 for zstd); it shares no code with codec/records.
+# The compressors write only what needs no compressor: DEFLATE fixed-Huffman
+# literals or stored blocks, snappy literal elements, LZ4 frames whose blocks
+# carry the "uncompressed" flag, zstd Raw_Blocks; the decompressors read
+# those and the real thing (DEFLATE via zlib, snappy copies, LZ4 sequences;
+# zstd: Raw and RLE blocks only, see conformance/README.md).
+
+ATTR_CODEC_MASK = 0x07
+ATTR_LOG_APPEND_TIME = 0x08
+ATTR_TRANSACTIONAL = 0x10
+ATTR_CONTROL = 0x20
+CODEC_NAMES = ("none", "gzip", "snappy", "lz4", "zstd")
+V2_HEADER_SIZE = 61
+LOG_OVERHEAD = 12            # baseOffset + batchLength
+MIN_BATCH_LENGTH = (14, 22, 49)  # by magic: bytes after batchLength
+MIN_RECORD_SIZE = 7          # length, attributes, tsDelta, offsetDelta,
+#                              key, value, header count: 1 byte each
+
+# A fault in a compressed stream, at byte `pos` of the stream: a header
+# fault at the first byte of its frame (member), a block that does not
+# decode at the block's first byte (snappy: the raw block; LZ4: its size
+# word; zstd: its block header), a stream cut short at its end.
+
+class CompressionFault(ValueError):
+    def __init__(self, pos, what):
+        ValueError.__init__(self, what)
+        self.pos = pos
+
+
+# -- DEFLATE / gzip (RFC 1951, RFC 1952) ------------------------------------
+
+
+def deflate_literals(data, stored=False):
+    """Raw DEFLATE of one final block: stored (BTYPE 00) or fixed Huffman
+    (BTYPE 01) holding only literals and the end-of-block code."""
+    if stored:
+        assert len(data) < 65536
+        return (b"\x01" + struct.pack("<HH", len(data),
+                                      len(data) ^ 0xFFFF) + bytes(data))
+    out = bytearray()
+    acc = [0, 0]  # bit buffer, bits in it (LSB first, RFC 1951 3.1.1)
+
+    def put(value, n):
+        acc[0] |= value << acc[1]
+        acc[1] += n
+        while acc[1] >= 8:
+            out.append(acc[0] & 0xFF)
+            acc[0] >>= 8
+            acc[1] -= 8
+
+    def code(c, n):  # Huffman codes go most significant bit first
+        put(int(format(c, "0%db" % n)[::-1], 2), n)
+
+    put(1, 1)  # BFINAL
+    put(1, 2)  # BTYPE 01, fixed Huffman
+    for b in data:
+        if b < 144:
+            code(0x30 + b, 8)        # literals 0-143: 00110000..10111111
+        else:
+            code(0x190 + b - 144, 9)  # literals 144-255: 110010000..
+    code(0, 7)                        # 256, end of block: 0000000
+    if acc[1]:
+        out.append(acc[0] & 0xFF)
+    return bytes(out)
+
+
+def gzip_compress(data, stored=False):
+    """One gzip member with the header Java's GZIPOutputStream writes
+    (no name, MTIME 0, XFL 0, OS 0)."""
+    return (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x00"
+            + deflate_literals(data, stored)
+            + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF))
+
+
+def gzip_decompress(data):
+    """Concatenated gzip members, as GZIPInputStream reads them."""
+    data = bytes(data)
+    out, pos = b"", 0
+    if not data:
+        raise CompressionFault(0, "gzip: empty stream")
+    while pos < len(data):
+        if len(data) - pos < 10:
+            raise CompressionFault(len(data), "gzip: truncated header")
+        if data[pos:pos + 3] != b"\x1f\x8b\x08":
+            raise CompressionFault(pos, "gzip: not a gzip member (magic "
+                                   "1f 8b, method 8)")
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out += d.decompress(data[pos:])
+        except zlib.error as exc:
+            raise CompressionFault(pos, "gzip: %s" % exc)
+        if not d.eof:
+            raise CompressionFault(len(data), "gzip: truncated stream")
+        pos = len(data) - len(d.unused_data)
+    return out
+
+
+# -- snappy (format_description.txt; snappy-java's stream framing) ----------
+
+XERIAL_MAGIC = b"\x82SNAPPY\x00"
+XERIAL_BLOCK = 32 * 1024  # snappy-java's default block size
+
+
+def snappy_literals(data):
+    """A raw snappy block of literal elements only: the first up to 16
+    bytes with the length in the tag byte, the rest of each 32 KiB block
+    as one literal with a 1- or 2-byte length after the tag."""
+    out = bytearray(uvarint(len(data)))
+    pieces = [data[:16], data[16:]] if len(data) > 16 else [data]
+    for p in pieces:
+        if not p:
+            continue
+        n = len(p) - 1
+        if n < 60:
+            out.append(n << 2)
+        elif n < 256:
+            out += bytes([60 << 2, n])
+        else:
+            out += bytes([61 << 2]) + struct.pack("<H", n)
+        out += p
+    return bytes(out)
+
+
+def snappy_xerial(data):
+    """snappy-java's SnappyOutputStream as Kafka uses it: the magic
+    82 'SNAPPY' 00, version 1 and compatible version 1 (int32 big-endian),
+    then per 32 KiB of input an int32 big-endian length and a raw block."""
+    out = XERIAL_MAGIC + struct.pack(">ii", 1, 1)
+    for i in range(0, len(data), XERIAL_BLOCK):
+        block = snappy_literals(data[i:i + XERIAL_BLOCK])
+        out += struct.pack(">i", len(block)) + block
+    return out
+
+
+def snappy_raw_decompress(block, at=0):
+    n, pos = 0, 0
+    for i in range(5):
+        if pos >= len(block):
+            raise CompressionFault(at, "snappy: truncated preamble")
+        b = block[pos]
+        pos += 1
+        n |= (b & 0x7F) << (7 * i)
+        if not b & 0x80:
+            break
+    else:
+        raise CompressionFault(at, "snappy: preamble longer than 5 bytes")
+    out = bytearray()
+    while pos < len(block):
+        tag = block[pos]
+        pos += 1
+        kind = tag & 3
+        if kind == 0:
+            ln = tag >> 2
+            if ln >= 60:
+                extra = ln - 59
+                if pos + extra > len(block):
+                    raise CompressionFault(at, "snappy: truncated literal length")
+                ln = int.from_bytes(block[pos:pos + extra], "little")
+                pos += extra
+            ln += 1
+            if pos + ln > len(block):
+                raise CompressionFault(at, "snappy: literal runs past the block")
+            out += block[pos:pos + ln]
+            pos += ln
+            continue
+        if kind == 1:
+            if pos + 1 > len(block):
+                raise CompressionFault(at, "snappy: truncated copy")
+            ln = 4 + ((tag >> 2) & 7)
+            off = ((tag >> 5) << 8) | block[pos]
+            pos += 1
+        else:
+            w = 2 if kind == 2 else 4
+            if pos + w > len(block):
+                raise CompressionFault(at, "snappy: truncated copy")
+            ln = 1 + (tag >> 2)
+            off = int.from_bytes(block[pos:pos + w], "little")
+            pos += w
+        if off == 0 or off > len(out):
+            raise CompressionFault(at, "snappy: copy offset %d with %d bytes out"
+                             % (off, len(out)))
+        for _ in range(ln):
+            out.append(out[-off])
+    if len(out) != n:
+        raise CompressionFault(at, "snappy: block says %d bytes, holds %d"
+                         % (n, len(out)))
+    return bytes(out)
+
+
+def snappy_decompress(data):
+    """xerial framing when the payload starts with its magic, else one raw
+    block (as snappy-java's SnappyInputStream falls back to)."""
+    data = bytes(data)
+    if not data.startswith(XERIAL_MAGIC):
+        return snappy_raw_decompress(data, 0)
+    if len(data) < 16:
+        raise CompressionFault(len(data), "snappy: truncated xerial header")
+    pos, out = 16, b""
+    while pos < len(data):
+        if len(data) - pos < 4:
+            raise CompressionFault(pos, "snappy: truncated xerial block length")
+        n = struct.unpack_from(">i", data, pos)[0]
+        if n < 0 or n > len(data) - pos - 4:
+            raise CompressionFault(pos, "snappy: xerial block of %d bytes" % n)
+        out += snappy_raw_decompress(data[pos + 4:pos + 4 + n], pos + 4)
+        pos += 4 + n
+    return out
+
+
+# -- LZ4 frame (lz4_Frame_format.md) and xxHash32 -----------------------------
+
+LZ4_MAGIC = 0x184D2204
+_XXP1, _XXP2, _XXP3, _XXP4, _XXP5 = (2654435761, 2246822519, 3266489917,
+                                     668265263, 374761393)
+
+
+def xxh32(data, seed=0):
+    m = 0xFFFFFFFF
+
+    def rotl(x, r):
+        return ((x << r) | (x >> (32 - r))) & m
+
+    n, i = len(data), 0
+    if n >= 16:
+        v = [(seed + _XXP1 + _XXP2) & m, (seed + _XXP2) & m, seed & m,
+             (seed - _XXP1) & m]
+        while i + 16 <= n:
+            for j in range(4):
+                lane = struct.unpack_from("<I", data, i + 4 * j)[0]
+                v[j] = (rotl((v[j] + lane * _XXP2) & m, 13) * _XXP1) & m
+            i += 16
+        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12)
+             + rotl(v[3], 18)) & m
+    else:
+        h = (seed + _XXP5) & m
+    h = (h + n) & m
+    while i + 4 <= n:
+        lane = struct.unpack_from("<I", data, i)[0]
+        h = (rotl((h + lane * _XXP3) & m, 17) * _XXP4) & m
+        i += 4
+    while i < n:
+        h = (rotl((h + data[i] * _XXP5) & m, 11) * _XXP1) & m
+        i += 1
+    h ^= h >> 15
+    h = (h * _XXP2) & m
+    h ^= h >> 13
+    h = (h * _XXP3) & m
+    h ^= h >> 16
+    return h
+
+
+def lz4_frame(data, block=65536):
+    """An LZ4 frame as Kafka's KafkaLZ4BlockOutputStream writes it:
+    FLG 0x60 (version 01, independent blocks, no block or content checksum,
+    no content size), BD 0x40 (64 KiB blocks), HC the second byte of
+    xxHash32(FLG BD), then every block with the high bit of its size set
+    (stored uncompressed, which Kafka does whenever LZ4 does not shrink a
+    block) and the end mark 0."""
+    desc = bytes([0x60, 0x40])
+    out = struct.pack("<I", LZ4_MAGIC) + desc + bytes(
+        [(xxh32(desc) >> 8) & 0xFF])
+    for i in range(0, len(data), block):
+        chunk = data[i:i + block]
+        out += struct.pack("<I", len(chunk) | 0x80000000) + chunk
+    return out + struct.pack("<I", 0)
+
+
+def lz4_block_decompress(src, at=0):
+    out = bytearray()
+    pos = 0
+    while True:
+        if pos >= len(src):
+            raise CompressionFault(at, "lz4: truncated sequence")
+        token = src[pos]
+        pos += 1
+        lit = token >> 4
+        if lit == 15:
+            while True:
+                if pos >= len(src):
+                    raise CompressionFault(at, "lz4: truncated literal length")
+                lit += src[pos]
+                pos += 1
+                if src[pos - 1] != 255:
+                    break
+        if pos + lit > len(src):
+            raise CompressionFault(at, "lz4: literals run past the block")
+        out += src[pos:pos + lit]
+        pos += lit
+        if pos == len(src):
+            return bytes(out)  # the last sequence has no match
+        if pos + 2 > len(src):
+            raise CompressionFault(at, "lz4: truncated match offset")
+        off = src[pos] | src[pos + 1] << 8
+        pos += 2
+        ml = token & 15
+        if ml == 15:
+            while True:
+                if pos >= len(src):
+                    raise CompressionFault(at, "lz4: truncated match length")
+                ml += src[pos]
+                pos += 1
+                if src[pos - 1] != 255:
+                    break
+        ml += 4
+        if off == 0 or off > len(out):
+            raise CompressionFault(at, "lz4: match offset %d with %d bytes out"
+                             % (off, len(out)))
+        for _ in range(ml):
+            out.append(out[-off])
+
+
+def lz4_decompress(data):
+    data = bytes(data)
+    pos, out = 0, b""
+    if not data:
+        raise CompressionFault(0, "lz4: empty input")
+    while pos < len(data):
+        start = pos
+        if len(data) - pos < 7:
+            raise CompressionFault(len(data), "lz4: truncated frame header")
+        if struct.unpack_from("<I", data, pos)[0] != LZ4_MAGIC:
+            raise CompressionFault(start, "lz4: bad frame magic")
+        flg, bd = data[pos + 4], data[pos + 5]
+        if flg >> 6 != 1 or flg & 0x02 or bd & 0x8F:
+            raise CompressionFault(start, "lz4: bad FLG/BD 0x%02x 0x%02x" % (flg, bd))
+        hlen = 2 + (8 if flg & 0x08 else 0) + (4 if flg & 0x01 else 0)
+        if pos + 4 + hlen + 1 > len(data):
+            raise CompressionFault(len(data), "lz4: truncated frame header")
+        desc = data[pos + 4:pos + 4 + hlen]
+        if data[pos + 4 + hlen] != (xxh32(desc) >> 8) & 0xFF:
+            raise CompressionFault(start, "lz4: header checksum")
+        pos += 4 + hlen + 1
+        frame = b""
+        while True:
+            if pos + 4 > len(data):
+                raise CompressionFault(len(data), "lz4: truncated block size")
+            bstart = pos
+            size = struct.unpack_from("<I", data, pos)[0]
+            pos += 4
+            if size == 0:
+                break
+            n = size & 0x7FFFFFFF
+            if pos + n > len(data):
+                raise CompressionFault(len(data), "lz4: block runs past the frame")
+            blk = data[pos:pos + n]
+            pos += n
+            if flg & 0x10:
+                if pos + 4 > len(data) or struct.unpack_from(
+                        "<I", data, pos)[0] != xxh32(blk):
+                    raise CompressionFault(bstart, "lz4: block checksum")
+                pos += 4
+            frame += blk if size & 0x80000000 else \
+                lz4_block_decompress(blk, bstart)
+        if flg & 0x04:
+            if pos + 4 > len(data) or struct.unpack_from(
+                    "<I", data, pos)[0] != xxh32(frame):
+                raise CompressionFault(pos, "lz4: content checksum")
+            pos += 4
+        out += frame
+    return out
+
+
+# -- zstd (RFC 8878) -----------------------------------------------------------
+
+ZSTD_MAGIC = 0xFD2FB528
+
+
+def zstd_frame(data, block=1 << 17):
+    """A zstd frame as zstd's streaming compressor (zstd-jni's
+    ZstdOutputStream in Kafka) writes it without a pledged size: frame
+    header descriptor 0x00 (no content size, not single-segment, no
+    checksum, no dictionary), window descriptor 0x58 (2^21 bytes, level 3's
+    window), then Raw_Blocks of up to 128 KiB, the last one flagged."""
+    out = struct.pack("<I", ZSTD_MAGIC) + b"\x00\x58"
+    chunks = [data[i:i + block] for i in range(0, len(data), block)] or [b""]
+    for i, c in enumerate(chunks):
+        hdr = (len(c) << 3) | (0 << 1) | (1 if i == len(chunks) - 1 else 0)
+        out += struct.pack("<I", hdr)[:3] + c
+    return out
+
+
+def zstd_decompress(data):
+    """Frames of Raw and RLE blocks.  A Compressed_Block is refused: the
+    reference has no entropy decoder (no vector holds one)."""
+    data = bytes(data)
+    pos, out = 0, b""
+    if not data:
+        raise CompressionFault(0, "zstd: empty input")
+    while pos < len(data):
+        start = pos
+        if len(data) - pos < 5:
+            raise CompressionFault(len(data), "zstd: truncated frame header")
+        if struct.unpack_from("<I", data, pos)[0] != ZSTD_MAGIC:
+            raise CompressionFault(start, "zstd: bad frame magic")
+        fhd = data[pos + 4]
+        pos += 5
+        if fhd & 0x08:
+            raise CompressionFault(start, "zstd: reserved bit set")
+        single = fhd >> 5 & 1
+        fcs_size = (1 if single else 0, 2, 4, 8)[fhd >> 6]
+        hlen = (0 if single else 1) + (0, 1, 2, 4)[fhd & 3] + fcs_size
+        if pos + hlen > len(data):
+            raise CompressionFault(len(data), "zstd: truncated frame header")
+        window = 0
+        if not single:
+            wd = data[pos]
+            base = 1 << (10 + (wd >> 3))
+            window = base + (base >> 3) * (wd & 7)
+        fcs = None
+        if fcs_size:
+            raw = data[pos + hlen - fcs_size:pos + hlen]
+            fcs = int.from_bytes(raw, "little") + (256 if fcs_size == 2
+                                                   else 0)
+        pos += hlen
+        frame = b""
+        while True:
+            if pos + 3 > len(data):
+                raise CompressionFault(len(data), "zstd: truncated block header")
+            bstart = pos
+            bh = int.from_bytes(data[pos:pos + 3], "little")
+            pos += 3
+            last, btype, size = bh & 1, bh >> 1 & 3, bh >> 3
+            limit = min(window, 1 << 17) if window else 1 << 17
+            if btype == 0:
+                if size > limit:
+                    raise CompressionFault(bstart, "zstd: raw block of %d "
+                                           "bytes" % size)
+                if pos + size > len(data):
+                    raise CompressionFault(len(data), "zstd: truncated block")
+                frame += data[pos:pos + size]
+                pos += size
+            elif btype == 1:
+                if size > limit:
+                    raise CompressionFault(bstart, "zstd: RLE block of %d "
+                                           "bytes" % size)
+                if pos + 1 > len(data):
+                    raise CompressionFault(len(data), "zstd: truncated block")
+                frame += data[pos:pos + 1] * size
+                pos += 1
+            elif btype == 2:
+                raise CompressionFault(bstart, "zstd: compressed blocks are not "
+                                 "implemented by the reference")
+            else:
+                raise CompressionFault(bstart, "zstd: reserved block type")
+            if last:
+                break
+        if fhd & 0x04:  # content checksum: 4 bytes, not verified here
+            if pos + 4 > len(data):
+                raise CompressionFault(len(data), "zstd: truncated checksum")
+            pos += 4
+        if fcs is not None and fcs != len(frame):
+            raise CompressionFault(start, "zstd: content size %d, %d decoded"
+                             % (fcs, len(frame)))
+        out += frame
+    return out
+
+
+def compress(codec, data):
+    return [bytes, gzip_compress, snappy_xerial, lz4_frame,
+            zstd_frame][codec](data)
+
+
+def decompress(codec, data):
+    return [bytes, gzip_decompress, snappy_decompress, lz4_decompress,
+            zstd_decompress][codec](data)
+
+
+# -- building batches -----------------------------------------------------------
+
+def varint_bytes(n):
+    """Zigzag varint (int32 values) / varlong (int64)."""
+    return zigzag_varint(n)
+
+
+def encode_record(r, index):
+    """One record of a v2 batch.  r: dict with ts (timestampDelta), od
+    (offsetDelta, default the index), key, value (bytes or None), headers
+    [(key bytes, value bytes or None)], attributes; faults for the reject
+    vectors: `length` (the length varint's value instead of the fields'
+    size), `tail` (bytes appended inside the record), `raw_key_len` (the
+    key length varint's bytes), `raw_header_key_len` (the same for the
+    first header's key), `header_count` (the count's value)."""
+    def blob(b):
+        return varint_bytes(-1) if b is None else varint_bytes(len(b)) + b
+    key = r.get("key")
+    if "raw_key_len" in r:
+        kb = r["raw_key_len"] + (key or b"")
+    else:
+        kb = blob(key)
+    body = (struct.pack(">b", r.get("attributes", 0))
+            + varint_bytes(r.get("ts", 0))
+            + varint_bytes(r.get("od", index)) + kb + blob(r.get("value"))
+            + varint_bytes(r.get("header_count", len(r.get("headers", [])))))
+    for k, (hk, hv) in enumerate(r.get("headers", [])):
+        if k == 0 and "raw_header_key_len" in r:
+            body += r["raw_header_key_len"] + hk + blob(hv)
+        else:
+            body += varint_bytes(len(hk)) + hk + blob(hv)
+    body += r.get("tail", b"")
+    return varint_bytes(r.get("length", len(body) + r.get("length_delta", 0))) \
+        + body
+
+
+def v2_batch(records, codec=0, attributes=0, base_offset=0,
+             base_timestamp=0, max_timestamp=None, producer_id=-1,
+             producer_epoch=-1, base_sequence=-1, leader_epoch=0,
+             last_offset_delta=None, count=None, batch_length_delta=0,
+             section_fn=None, crc_delta=0):
+    """A RecordBatch v2 (protocol guide "Record Batch").  Defaults are a
+    non-idempotent producer's: producerId/epoch/baseSequence -1.  The
+    records section is compressed with `codec` (attributes bits 0-2).
+    section_fn(plain records) gives the section instead (a stored gzip
+    block, a broken stream).  Faults: count, batch_length_delta,
+    crc_delta (added to the stored CRC)."""
+    plain = b"".join(encode_record(r, i) for i, r in enumerate(records))
+    if section_fn is not None:
+        section = section_fn(plain)
+    else:
+        section = compress(codec, plain) if codec < 5 else plain
+    if last_offset_delta is None:
+        last_offset_delta = max([r.get("od", i) for i, r in
+                                 enumerate(records)] or [0])
+    if max_timestamp is None:
+        max_timestamp = base_timestamp + max(
+            [r.get("ts", 0) for r in records] or [0])
+    after_crc = (
+        struct.pack(">h", attributes | codec)
+        + struct.pack(">i", last_offset_delta)
+        + struct.pack(">q", base_timestamp)
+        + struct.pack(">q", max_timestamp)
+        + struct.pack(">q", producer_id)
+        + struct.pack(">h", producer_epoch)
+        + struct.pack(">i", base_sequence)
+        + struct.pack(">i", len(records) if count is None else count)
+        + section)
+    crc = (crc32c(after_crc) + crc_delta) & 0xFFFFFFFF
+    return (struct.pack(">q", base_offset)
+            + struct.pack(">i", 4 + 1 + 4 + len(after_crc)
+                          + batch_length_delta)
+            + struct.pack(">i", leader_epoch) + struct.pack(">b", 2)
+            + struct.pack(">I", crc) + after_crc)
+
+
+def control_record(commit, coordinator_epoch=0):
+    """The record of a control batch (KIP-98): key = version 0 (int16),
+    type (int16: 0 abort, 1 commit); value = EndTxnMarker version 0
+    (int16), coordinatorEpoch (int32)."""
+    return {"key": struct.pack(">hh", 0, 1 if commit else 0),
+            "value": struct.pack(">hi", 0, coordinator_epoch)}
+
+
+def legacy_message(offset, magic, key, value, timestamp=0, attributes=0,
+                   crc_delta=0):
+    """One message of a magic 0/1 message set (protocol guide "Message
+    Sets"): offset, message size, CRC-32 (IEEE, of magic to the end),
+    magic, attributes, [timestamp], key, value (int32 lengths)."""
+    def blob(b):
+        return struct.pack(">i", -1) if b is None else \
+            struct.pack(">i", len(b)) + b
+    body = (struct.pack(">bb", magic, attributes)
+            + (struct.pack(">q", timestamp) if magic == 1 else b"")
+            + blob(key) + blob(value))
+    msg = struct.pack(">I", (zlib.crc32(body) + crc_delta)
+                      & 0xFFFFFFFF) + body
+    return struct.pack(">qi", offset, len(msg)) + msg
+
+
+# -- the reference validator ----------------------------------------------------
+
+# Per records field: layout and the rules by version (codec/records/README.md
+# states kwire's table; here the same facts from their sources).
+#   whole:     whole batches only (Produce: a request carries what the
+#              producer built, nothing cut);
+#   partial:   complete batches, then possibly one cut short (Fetch,
+#              ShareFetch: the broker stops at the partition's max bytes and
+#              the consumer skips the partial tail);
+#   unaligned: a raw byte range, never parsed (FetchSnapshot, KIP-630).
+# one_v2_from: from this version exactly one batch, magic 2; zstd_from: the
+# first version that may carry zstd (Java ProduceRequest.validateRecords,
+# KIP-98, KIP-110).
+RECORDS_POLICY = {
+    ("ProduceRequest", "Records"): ("whole", 3, 7),
+    ("FetchResponse", "Records"): ("partial", None, None),
+    ("ShareFetchResponse", "Records"): ("partial", None, None),
+    ("FetchSnapshotResponse", "UnalignedRecords"): ("unaligned", None, None),
+}
+
+
+class _RecordReader:
+    """Reads inside one complete batch (or a decompressed payload): a read
+    that runs past its record or batch is corrupt_records at the read's
+    first byte; varints are strict (FORMAT.md)."""
+
+    def __init__(self, data, base, path):
+        self.data, self.base, self.path = data, base, path
+        self.pos, self.end = 0, len(data)
+
+    def at(self, pos=None):
+        return self.base + (self.pos if pos is None else pos)
+
+    def fail(self, kind, pos, path, detail):
+        raise DecodeError(kind, self.at(pos), path, detail)
+
+    def fixed(self, fmt, path):
+        n = struct.calcsize(fmt)
+        if n > self.end - self.pos:
+            self.fail("corrupt_records", self.pos, path,
+                      "%s runs past its record or batch" % fmt)
+        v = struct.unpack_from(fmt, self.data, self.pos)[0]
+        self.pos += n
+        return v
+
+    def varint(self, path, long=False):
+        start, v = self.pos, 0
+        limit, last_max = (10, 0x01) if long else (5, 0x0F)
+        for i in range(limit):
+            if self.pos >= self.end:
+                self.fail("corrupt_records", start, path,
+                          "varint runs past its record or batch")
+            b = self.data[self.pos]
+            self.pos += 1
+            v |= (b & 0x7F) << (7 * i)
+            if b & 0x80:
+                continue
+            if i == limit - 1 and b > last_max:
+                self.fail("varint_overflow", start, path,
+                          "byte %d is 0x%02x" % (limit, b))
+            if i > 0 and b == 0:
+                self.fail("varint_non_canonical", start, path,
+                          "%d bytes end in a zero group" % (i + 1))
+            return (v >> 1) ^ -(v & 1)
+        self.fail("varint_too_long", start, path,
+                  "continues past %d bytes" % limit)
+
+    def raw(self, n, path):
+        if n > self.end - self.pos:
+            self.fail("corrupt_records", self.pos, path,
+                      "%d bytes, %d left in the record or batch"
+                      % (n, self.end - self.pos))
+        self.pos += n
+        return self.data[self.pos - n:self.pos]
+
+    def varbytes(self, path, what, nullable=True):
+        start = self.pos
+        n = self.varint(path)
+        if n == -1 and nullable:
+            return None
+        if n < 0:
+            self.fail("invalid_length", start, path, "%s length %d"
+                      % (what, n))
+        return self.raw(n, path)
+
+
+class RecordsChecker:
+    """Validates the bytes of one records field (length prefix excluded)
+    starting at frame offset `offset`; raises DecodeError.  Paths continue
+    the field's: `<field>.Batch[i]`, `.Batch[i].Record[j]`,
+    `.Record[j].Length|Attributes|TimestampDelta|OffsetDelta|Key|Value|
+    Headers`, `.Record[j].Headers[k].Key|Value`; a legacy message set's
+    inner messages `.Batch[i].Message[j]`."""
+
+    def __init__(self, policy, version):
+        self.layout, self.one_v2_from, self.zstd_from = policy
+        self.version = version
+
+    def one_v2(self):
+        return self.one_v2_from is not None and \
+            self.version >= self.one_v2_from
+
+    def check(self, data, offset, path):
+        if self.layout == "unaligned":
+            return
+        pos, index = 0, 0
+        partial = None
+        while pos < len(data):
+            at = offset + pos
+            rem = len(data) - pos
+            bpath = "%s.Batch[%d]" % (path, index)
+            if rem < LOG_OVERHEAD:
+                partial = at
+                break
+            batch_length = struct.unpack_from(">i", data, pos + 8)[0]
+            if batch_length < MIN_BATCH_LENGTH[0]:
+                raise DecodeError("corrupt_records", at + 8, bpath,
+                                  "batchLength %d" % batch_length)
+            total = LOG_OVERHEAD + batch_length
+            if rem <= 16:
+                partial = at
+                break
+            magic = struct.unpack_from(">b", data, pos + 16)[0]
+            if magic not in (0, 1, 2):
+                raise DecodeError("corrupt_records", at + 16, bpath,
+                                  "magic %d" % magic)
+            if batch_length < MIN_BATCH_LENGTH[magic]:
+                raise DecodeError("corrupt_records", at + 8, bpath,
+                                  "batchLength %d below %d for magic %d"
+                                  % (batch_length, MIN_BATCH_LENGTH[magic],
+                                     magic))
+            if total > rem:
+                partial = at
+                break
+            batch = bytes(data[pos:pos + total])
+            if magic == 2:
+                self.v2_header(batch, at, bpath)
+            else:
+                self.legacy_header(batch, at, bpath, magic)
+            self.allowed(batch, at, bpath, index, magic)
+            if magic == 2:
+                self.v2_records(batch, at, bpath)
+            else:
+                self.legacy_records(batch, at, bpath, magic)
+            pos += total
+            index += 1
+        if partial is not None and self.layout != "partial":
+            raise DecodeError("corrupt_records", partial, "%s.Batch[%d]"
+                              % (path, index), "a batch cut short")
+        if index == 0 and self.one_v2():
+            raise DecodeError("records_not_allowed", offset + len(data),
+                              path, "no record batch; v%d needs exactly one"
+                              % self.version)
+
+    def v2_header(self, batch, at, bpath):
+        stored = struct.unpack_from(">I", batch, 17)[0]
+        if stored != crc32c(batch[21:]):
+            raise DecodeError("crc_mismatch", at + 17, bpath,
+                              "stored 0x%08x, computed 0x%08x"
+                              % (stored, crc32c(batch[21:])))
+
+    def legacy_header(self, batch, at, bpath, magic):
+        r = _RecordReader(batch, at, bpath)
+        r.pos = 17
+        r.fixed(">b", bpath)                         # attributes
+        if magic == 1:
+            r.fixed(">q", bpath)                     # timestamp
+        for name in ("Key", "Value"):
+            p = "%s.%s" % (bpath, name)
+            n = r.fixed(">i", p)
+            if n < -1:
+                r.fail("invalid_length", r.pos - 4, p, "length %d" % n)
+            if n >= 0:
+                r.raw(n, p)
+        if r.pos != len(batch):
+            r.fail("corrupt_records", r.pos, bpath,
+                   "%d bytes after the value" % (len(batch) - r.pos))
+        stored = struct.unpack_from(">I", batch, 12)[0]
+        if stored != zlib.crc32(batch[16:]):
+            raise DecodeError("crc_mismatch", at + 12, bpath,
+                              "stored 0x%08x (CRC-32)" % stored)
+
+    def allowed(self, batch, at, bpath, index, magic):
+        """The field's rules (Java ProduceRequest.validateRecords)."""
+        if self.one_v2():
+            if index > 0:
+                raise DecodeError("records_not_allowed", at, bpath,
+                                  "a second batch")
+            if magic != 2:
+                raise DecodeError("records_not_allowed", at + 16, bpath,
+                                  "magic %d" % magic)
+        codec = batch[22 if magic == 2 else 17] & ATTR_CODEC_MASK
+        if codec == 4 and self.zstd_from is not None and \
+                self.version < self.zstd_from:
+            raise DecodeError("records_not_allowed",
+                              at + (21 if magic == 2 else 17), bpath,
+                              "zstd before v%d" % self.zstd_from)
+
+    def payload(self, codec, section, at, bpath):
+        try:
+            return decompress(codec, section)
+        except CompressionFault as exc:
+            raise DecodeError("compression_error", at + exc.pos, bpath,
+                              str(exc))
+
+    def v2_records(self, batch, at, bpath):
+        attributes = struct.unpack_from(">h", batch, 21)[0]
+        codec = attributes & ATTR_CODEC_MASK
+        if codec > 4:
+            raise DecodeError("corrupt_records", at + 21, bpath,
+                              "compression codec %d" % codec)
+        count = struct.unpack_from(">i", batch, 57)[0]
+        if count < 0:
+            raise DecodeError("corrupt_records", at + 57, bpath,
+                              "records count %d" % count)
+        section = batch[V2_HEADER_SIZE:]
+        data, base = section, at + V2_HEADER_SIZE
+        if codec:
+            data = self.payload(codec, section, base, bpath)
+        if count > len(data) // MIN_RECORD_SIZE:
+            raise DecodeError("corrupt_records", at + 57, bpath,
+                              "records count %d for %d bytes"
+                              % (count, len(data)))
+        r = _RecordReader(data, 0 if codec else base, bpath)
+        try:
+            for j in range(count):
+                self.record(r, "%s.Record[%d]" % (bpath, j),
+                            attributes & ATTR_CONTROL)
+            if r.pos != r.end:
+                r.fail("corrupt_records", r.pos, bpath,
+                       "records count %d but %d bytes follow"
+                       % (count, r.end - r.pos))
+        except DecodeError as exc:
+            if not codec:
+                raise
+            # inside a decompressed payload: at the payload's first byte
+            raise DecodeError(exc.kind, base, exc.path,
+                              "at byte %d of the decompressed records: %s"
+                              % (exc.offset, exc.detail))
+
+    def record(self, r, rpath, control):
+        if r.pos == r.end:
+            r.fail("corrupt_records", r.pos, rpath, "fewer records than "
+                   "the count")
+        start = r.pos
+        n = r.varint(rpath + ".Length")
+        if n < 0:
+            r.fail("invalid_length", start, rpath, "record length %d" % n)
+        if n > r.end - r.pos:
+            r.fail("corrupt_records", start, rpath, "record length %d, %d "
+                   "bytes left in the batch" % (n, r.end - r.pos))
+        outer, r.end = r.end, r.pos + n
+        r.fixed(">b", rpath + ".Attributes")
+        r.varint(rpath + ".TimestampDelta", long=True)
+        r.varint(rpath + ".OffsetDelta")
+        key = r.varbytes(rpath + ".Key", "key")
+        value = r.varbytes(rpath + ".Value", "value")
+        cstart = r.pos
+        count = r.varint(rpath + ".Headers")
+        if count < 0:
+            r.fail("invalid_length", cstart, rpath + ".Headers",
+                   "header count %d" % count)
+        if count > (r.end - r.pos) // 2:
+            r.fail("corrupt_records", cstart, rpath + ".Headers",
+                   "header count %d, %d bytes left" % (count,
+                                                       r.end - r.pos))
+        for k in range(count):
+            hpath = "%s.Headers[%d]" % (rpath, k)
+            hk = r.varbytes(hpath + ".Key", "header key", nullable=False)
+            try:
+                hk.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                r.fail("invalid_utf8", r.pos - len(hk) + exc.start,
+                       hpath + ".Key", exc.reason)
+            r.varbytes(hpath + ".Value", "header value")
+        if r.pos != r.end:
+            r.fail("corrupt_records", r.pos, rpath, "record length %d, "
+                   "its fields use %d" % (n, r.pos - (r.end - n)))
+        r.end = outer
+        if control:
+            self.control(key, value, r, start, rpath)
+
+    def control(self, key, value, r, start, rpath):
+        """A control record (KIP-98): key version >= 0, type; a commit or
+        abort marker's value an EndTxnMarker of version >= 0."""
+        bad = None
+        if key is None or len(key) < 4:
+            bad = "control record key of %s bytes" % (
+                "null" if key is None else len(key))
+        else:
+            kv, typ = struct.unpack_from(">hh", key)
+            if kv < 0 or (kv == 0 and len(key) != 4):
+                bad = "control key version %d of %d bytes" % (kv, len(key))
+            elif typ in (0, 1):
+                if value is None or len(value) < 6:
+                    bad = "transaction marker value too short"
+                else:
+                    mv = struct.unpack_from(">h", value)[0]
+                    if mv < 0 or (mv == 0 and len(value) != 6):
+                        bad = "marker version %d of %d bytes" % (
+                            mv, len(value))
+        if bad:
+            r.fail("corrupt_records", start, rpath, bad)
+
+    def legacy_records(self, batch, at, bpath, magic):
+        codec = batch[17] & ATTR_CODEC_MASK
+        if codec == 0:
+            return
+        if codec > 3:
+            raise DecodeError("corrupt_records", at + 17, bpath,
+                              "codec %d in a magic %d message"
+                              % (codec, magic))
+        r = _RecordReader(batch, at, bpath)
+        r.pos = 18 + (8 if magic == 1 else 0)
+        klen = r.fixed(">i", bpath)
+        r.pos += max(klen, 0)
+        vstart = r.pos
+        vlen = r.fixed(">i", bpath)
+        if vlen < 0:
+            raise DecodeError("corrupt_records", at + vstart, bpath,
+                              "compressed message with a null value")
+        base = at + r.pos
+        data = self.payload(codec, batch[r.pos:r.pos + vlen], base, bpath)
+        inner = _RecordReader(data, 0, bpath)
+        j = 0
+        try:
+            while inner.pos < inner.end:
+                mpath = "%s.Message[%d]" % (bpath, j)
+                inner.fixed(">q", mpath)
+                spos = inner.pos
+                size = inner.fixed(">i", mpath)
+                if size < MIN_BATCH_LENGTH[0] or size > inner.end - inner.pos:
+                    inner.fail("corrupt_records", spos, mpath,
+                               "inner message size %d" % size)
+                msg = data[inner.pos:inner.pos + size]
+                if msg[4] != magic:
+                    inner.fail("corrupt_records", inner.pos + 4, mpath,
+                               "inner magic %d" % msg[4])
+                if msg[5] & ATTR_CODEC_MASK:
+                    inner.fail("corrupt_records", inner.pos + 5, mpath,
+                               "nested compression")
+                if struct.unpack_from(">I", msg)[0] != zlib.crc32(msg[4:]):
+                    inner.fail("crc_mismatch", inner.pos, mpath, "CRC-32")
+                inner.pos += size
+                j += 1
+            if j == 0:
+                inner.fail("corrupt_records", 0, bpath, "no messages")
+        except DecodeError as exc:
+            raise DecodeError(exc.kind, base, exc.path,
+                              "in the decompressed messages: " + exc.detail)
+
+
+# -- the records vectors ----------------------------------------------------------
+
+RECORDS_TS = 1767225600000  # 2026-01-01T00:00:00Z, baseTimestamp of the batches
+
+
+def sample_records(rng, n, headers=True, nulls=False, value_size=24):
+    """n records for a batch: increasing timestamp deltas, keys and values
+    of random bytes (some null when `nulls`), 0-2 headers each."""
+    out = []
+    ts = 0
+    for i in range(n):
+        ts += rng.randrange(0, 2000)
+        key = None if nulls and rng.random() < 0.4 else \
+            ("key-%d" % rng.randrange(1000)).encode()
+        value = None if nulls and rng.random() < 0.3 else bytes(
+            rng.getrandbits(8) for _ in range(rng.randrange(1, value_size)))
+        hs = []
+        for _ in range(rng.randrange(3) if headers else 0):
+            hs.append((rng.choice([b"trace-id", b"content-type", b"",
+                                   "caf\u00e9".encode()]),
+                       None if rng.random() < 0.3 else
+                       bytes(rng.getrandbits(8) for _ in range(rng.randrange(9)))))
+        out.append({"ts": ts, "key": key, "value": value, "headers": hs})
+    return out
+
+
+def boundary_records():
+    """Records at the varint/varlong boundaries: key and value lengths whose
+    zigzag form needs 1|2 and 2|3 bytes (63|64, 8191|8192), null key and
+    value, timestampDelta at the int64 ends and at 2^31, 2^53, a header count
+    of 64 (two-byte varint), an empty header key, null header values."""
+    return [
+        {"ts": 0, "key": None, "value": None, "headers": []},
+        {"ts": -1, "key": b"k" * 63, "value": b"v" * 64, "headers": []},
+        {"ts": 63, "key": b"", "value": b"", "headers": [(b"", None)]},
+        {"ts": -64, "key": b"x" * 8191, "value": b"y" * 8192,
+         "headers": []},
+        {"ts": 2 ** 31 - 1, "key": None, "value": b"z",
+         "headers": [(b"h%d" % i, None if i % 2 else b"") for i in
+                     range(64)]},
+        {"ts": -(2 ** 31), "key": b"a", "value": None, "headers": []},
+        {"ts": 2 ** 53 + 1, "key": b"b", "value": b"", "headers": []},
+        {"ts": 2 ** 63 - 1, "key": b"c", "value": b"d", "headers": []},
+        {"ts": -(2 ** 63), "key": b"e", "value": b"f", "headers": []},
+    ]
+
+
+def build_field(spec):
+    """The bytes of a records field from its spec: a list of batches, each
+    {"v2": kwargs of v2_batch} or {"legacy": [kwargs of legacy_message]}
+    or {"legacy_wrapper": ...} or {"raw": bytes}; a batch may say
+    "cut": n (drop its last n bytes: a partial batch)."""
+    out = b""
+    for b in spec:
+        if "v2" in b:
+            data = v2_batch(**b["v2"])
+        elif "legacy" in b:
+            data = b"".join(legacy_message(**m) for m in b["legacy"])
+        elif "wrapper" in b:
+            w = b["wrapper"]
+            inner = b"".join(legacy_message(**m) for m in w["messages"])
+            data = legacy_message(w["offset"], w["magic"], None,
+                                  compress(w["codec"], inner),
+                                  timestamp=w.get("timestamp", 0),
+                                  attributes=w["codec"])
+        else:
+            data = b["raw"]
+        if b.get("fix") is not None:
+            data = b["fix"](data)
+        if b.get("cut"):
+            data = data[:len(data) - b["cut"]]
+        out += data
+    return out
+
+
+def _v2(records, **kw):
+    kw.setdefault("base_timestamp", RECORDS_TS)
+    return {"v2": dict(kw, records=records)}
+
+
+def _producer(rng, transactional=False):
+    """An idempotent (or transactional) producer's batch fields."""
+    return {"producer_id": rng.randrange(1000, 2 ** 40),
+            "producer_epoch": rng.randrange(0, 5),
+            "base_sequence": rng.randrange(0, 1000),
+            "attributes": ATTR_TRANSACTIONAL if transactional else 0}
+
+
+def _legacy_set(rng, magic, n, base_offset=0):
+    return {"legacy": [
+        {"offset": base_offset + i, "magic": magic,
+         "key": None if i % 2 else b"key-%d" % i,
+         "value": bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 20))),
+         "timestamp": RECORDS_TS + i} for i in range(n)]}
+
+
+def records_accept_specs():
+    """(set, api_key, version, name, what, spec builder(rng)) of every
+    accept vector of the records set; set is "current" or "removed"."""
+    P, F, S = 0, 1, 78
+    cases = []
+
+    def add(which, key, version, name, what, fn):
+        cases.append((which, key, version, name, what, fn))
+
+    for v, codecs in ((3, (0, 1, 2, 3)), (7, (4,)), (9, (1, 2, 3, 4)),
+                      (12, (0, 1, 2, 3, 4))):
+        for c in codecs:
+            add("current", P, v, CODEC_NAMES[c],
+                "one %s batch of 3 records (idempotent producer)"
+                % CODEC_NAMES[c],
+                lambda rng, c=c: [_v2(sample_records(rng, 3), codec=c,
+                                      **_producer(rng))])
+    add("current", P, 9, "gzip-stored",
+        "one gzip batch whose DEFLATE stream is a stored block",
+        lambda rng: [_v2(sample_records(rng, 2), codec=1,
+                         section_fn=lambda p: gzip_compress(p, True))])
+    add("current", P, 12, "transactional",
+        "a transactional batch (attributes bit 4) of 2 records",
+        lambda rng: [_v2(sample_records(rng, 2), **_producer(rng, True))])
+    add("current", P, 12, "varint-boundaries",
+        "records at the varint/varlong boundaries (lengths 63/64, "
+        "8191/8192, timestampDelta -2^63..2^63-1, 64 headers, nulls)",
+        lambda rng: [_v2(boundary_records(), max_timestamp=2 ** 63 - 1,
+                         base_timestamp=0)])
+    add("current", P, 11, "zstd-varint-boundaries",
+        "the same records in a zstd batch",
+        lambda rng: [_v2(boundary_records(), codec=4,
+                         max_timestamp=2 ** 63 - 1, base_timestamp=0)])
+    add("current", P, 10, "empty-batch",
+        "one batch with no records (the minimal frames' batch)",
+        lambda rng: [_v2([], base_timestamp=0)])
+    add("removed", P, 2, "magic1",
+        "a message set of 3 magic-1 messages (Produce v0-2 take any magic)",
+        lambda rng: [_legacy_set(rng, 1, 3)])
+    add("removed", P, 0, "magic0",
+        "a message set of 2 magic-0 messages",
+        lambda rng: [_legacy_set(rng, 0, 2)])
+    add("removed", P, 2, "two-batches",
+        "two v2 batches (only v3+ require exactly one)",
+        lambda rng: [_v2(sample_records(rng, 1)),
+                     _v2(sample_records(rng, 2), codec=1, base_offset=1)])
+
+    add("current", F, 4, "none-gzip",
+        "two batches: uncompressed, then gzip",
+        lambda rng: [_v2(sample_records(rng, 2), base_offset=100),
+                     _v2(sample_records(rng, 3), codec=1, base_offset=102)])
+    add("current", F, 4, "magic1-then-v2",
+        "a log written before and after the upgrade: 2 magic-1 messages, "
+        "then a v2 batch",
+        lambda rng: [_legacy_set(rng, 1, 2, 50),
+                     _v2(sample_records(rng, 2), base_offset=52)])
+    add("current", F, 5, "magic1-gzip-wrapper",
+        "a gzip-compressed magic-1 wrapper message holding 3 messages "
+        "(relative inner offsets)",
+        lambda rng: [{"wrapper": {
+            "offset": 12, "magic": 1, "codec": 1, "timestamp": RECORDS_TS,
+            "messages": [{"offset": i, "magic": 1, "key": None,
+                          "value": b"inner-%d" % i,
+                          "timestamp": RECORDS_TS + i} for i in range(3)]}}])
+    add("current", F, 11, "snappy-lz4-zstd",
+        "three batches: snappy, lz4, zstd (LogAppendTime)",
+        lambda rng: [_v2(sample_records(rng, 2), codec=2, base_offset=0),
+                     _v2(sample_records(rng, 2), codec=3, base_offset=2),
+                     _v2(sample_records(rng, 2), codec=4, base_offset=4,
+                         attributes=ATTR_LOG_APPEND_TIME,
+                         max_timestamp=RECORDS_TS + 99999)])
+    for v, commit in ((12, True), (15, False)):
+        word = "commit" if commit else "abort"
+        add("current", F, v, "transaction-" + word,
+            "a transactional batch, then the control batch with its %s "
+            "marker" % word,
+            lambda rng, commit=commit: (lambda p: [
+                _v2(sample_records(rng, 2), base_offset=10, **p),
+                _v2([dict(control_record(commit, 3), ts=5)],
+                    base_offset=12, producer_id=p["producer_id"],
+                    producer_epoch=p["producer_epoch"], base_sequence=-1,
+                    attributes=ATTR_TRANSACTIONAL | ATTR_CONTROL)])(
+                _producer(rng, True)))
+    add("current", F, 13, "compacted",
+        "a compacted batch: offset gaps up to offsetDelta 2^31-1, "
+        "tombstones (null values)",
+        lambda rng: [_v2([dict(r, od=od) for r, od in zip(
+            sample_records(rng, 4, nulls=True), (0, 7, 300, 2 ** 31 - 1))],
+            base_offset=1000)])
+    add("current", F, 16, "partial-tail",
+        "a complete batch, then a batch cut short (the broker stopped at "
+        "max bytes)",
+        lambda rng: [_v2(sample_records(rng, 2), codec=3),
+                     dict(_v2(sample_records(rng, 3), base_offset=2),
+                          cut=20)])
+    add("current", F, 17, "partial-tail-short",
+        "a complete zstd batch, then 8 bytes of the next batch (less than "
+        "its baseOffset and batchLength)",
+        lambda rng: [_v2(sample_records(rng, 2), codec=4),
+                     dict(_v2(sample_records(rng, 1), base_offset=2),
+                          cut=V2_HEADER_SIZE)])
+    add("current", F, 17, "varint-boundaries",
+        "records at the varint/varlong boundaries in a snappy batch",
+        lambda rng: [_v2(boundary_records(), codec=2, base_timestamp=0,
+                         max_timestamp=2 ** 63 - 1)])
+    add("removed", F, 0, "magic0",
+        "a message set of 3 magic-0 messages",
+        lambda rng: [_legacy_set(rng, 0, 3)])
+    add("removed", F, 3, "magic1-partial",
+        "2 magic-1 messages, then one cut short",
+        lambda rng: [_legacy_set(rng, 1, 2),
+                     dict(_legacy_set(rng, 1, 1, 2), cut=5)])
+    add("current", S, 0, "lz4-partial-tail",
+        "an lz4 batch, then a batch cut short",
+        lambda rng: [_v2(sample_records(rng, 3), codec=3),
+                     dict(_v2(sample_records(rng, 2), base_offset=3),
+                          cut=30)])
+    add("current", S, 0, "transaction-commit",
+        "a transactional gzip batch, then the commit marker",
+        lambda rng: (lambda p: [
+            _v2(sample_records(rng, 2), codec=1, base_offset=0, **p),
+            _v2([control_record(True, 1)], base_offset=2,
+                producer_id=p["producer_id"],
+                producer_epoch=p["producer_epoch"],
+                attributes=ATTR_TRANSACTIONAL | ATTR_CONTROL)])(
+            _producer(rng, True)))
+    return cases
+
+
+def _first_v2(spec):
+    return next(b for b in spec if "v2" in b)["v2"]
+
+
+def _recs(spec):
+    return _first_v2(spec)["records"]
+
+
+def _shorten(data):
+    """batchLength one less, CRC recomputed over the shorter batch, and the
+    last byte dropped."""
+    data = bytearray(data[:-1])
+    struct.pack_into(">i", data, 8, len(data) - 12)
+    struct.pack_into(">I", data, 17, crc32c(bytes(data[21:])))
+    return bytes(data)
+
+
+def _patch(data, at, repl):
+    return data[:at] + repl + data[at + len(repl):]
+
+
+def _flip_value_byte(data):
+    """The last byte of the batch (inside the last record) XOR 0x01, CRC
+    left as it was."""
+    return data[:-1] + bytes([data[-1] ^ 0x01])
+
+
+# (source accept name, reject name, expected kind, what, mutate(spec)).
+# The source is `records/<Api>/v<N>/<direction>/<name>` of the same case.
+RECORDS_REJECTS = [
+    ((0, 3, "none"), "crc_mismatch", "crc_mismatch",
+     "the batch's last byte XOR 0x01, CRC unchanged",
+     lambda s: s[0].update(fix=_flip_value_byte)),
+    ((1, 4, "magic1-then-v2"), "crc_mismatch-legacy", "crc_mismatch",
+     "message 1's CRC-32 + 1",
+     lambda s: s[0]["legacy"][1].update(crc_delta=1)),
+    ((0, 12, "none"), "batch_length-long", "corrupt_records",
+     "batchLength + 1 (the batch runs past the field: a partial batch in "
+     "a Produce request)",
+     lambda s: _first_v2(s).update(batch_length_delta=1)),
+    ((0, 9, "gzip"), "batch_length-short", "compression_error",
+     "batchLength - 1 and the last byte dropped, CRC recomputed: the "
+     "compressed stream ends one byte early",
+     lambda s: s[0].update(fix=_shorten)),
+    ((0, 3, "none"), "batch_length-short", "corrupt_records",
+     "batchLength - 1 and the last byte dropped, CRC recomputed: the last "
+     "record runs past the batch",
+     lambda s: s[0].update(fix=_shorten)),
+    ((1, 4, "none-gzip"), "batch_length-below-minimum", "corrupt_records",
+     "batchLength 13 (below the 14 bytes of any message)",
+     lambda s: s[0].update(fix=lambda d: d[:8] + struct.pack(">i", 13)
+                           + d[12:])),
+    ((0, 12, "none"), "magic-3", "corrupt_records",
+     "magic 3", lambda s: s[0].update(fix=lambda d: d[:16] + b"\x03"
+                                      + d[17:])),
+    ((0, 12, "none"), "count-plus-one", "corrupt_records",
+     "records count + 1 (CRC recomputed)",
+     lambda s: _first_v2(s).update(count=len(_recs(s)) + 1)),
+    ((0, 9, "zstd"), "count-minus-one", "corrupt_records",
+     "records count - 1 in a zstd batch (CRC recomputed): bytes follow the "
+     "last record of the decompressed payload",
+     lambda s: _first_v2(s).update(count=len(_recs(s)) - 1)),
+    ((1, 4, "none-gzip"), "count-minus-one", "corrupt_records",
+     "the first batch's records count - 1 (CRC recomputed)",
+     lambda s: _first_v2(s).update(count=len(_recs(s)) - 1)),
+    ((0, 12, "transactional"), "count-beyond-bytes", "corrupt_records",
+     "records count 1000 (more than the bytes can hold, 7 bytes a record)",
+     lambda s: _first_v2(s).update(count=1000)),
+    ((0, 12, "transactional"), "count-negative", "corrupt_records",
+     "records count -1", lambda s: _first_v2(s).update(count=-1)),
+    ((0, 3, "none"), "record-length-beyond-batch", "corrupt_records",
+     "the last record's length + 3 (past the batch)",
+     lambda s: _recs(s)[-1].update(length_delta=3)),
+    ((0, 9, "lz4"), "record-length-beyond-batch", "corrupt_records",
+     "the first record's length 1000 inside an lz4 payload",
+     lambda s: _recs(s)[0].update(length=1000)),
+    ((0, 12, "transactional"), "record-length-negative", "invalid_length",
+     "the first record's length -2",
+     lambda s: _recs(s)[0].update(length=-2)),
+    ((0, 12, "transactional"), "record-length-long", "corrupt_records",
+     "the first record's length + 1 with one byte more inside it: its "
+     "fields end one byte before the record does",
+     lambda s: _recs(s)[0].update(tail=b"\x00")),
+    ((1, 13, "compacted"), "record-length-short", "corrupt_records",
+     "the first record's length - 1: its header count lies outside it",
+     lambda s: _recs(s)[0].update(headers=[], length_delta=-1)),
+    ((0, 12, "varint-boundaries"), "key-length-beyond-record",
+     "corrupt_records", "record 1's key length 63 -> 1000 (past the "
+     "record)",
+     lambda s: _recs(s)[1].update(raw_key_len=varint_bytes(1000))),
+    ((0, 12, "varint-boundaries"), "key-length-negative", "invalid_length",
+     "record 2's key length -2",
+     lambda s: _recs(s)[2].update(raw_key_len=varint_bytes(-2))),
+    ((0, 12, "varint-boundaries"), "header-key-null", "invalid_length",
+     "record 2's header key length -1 (header keys are not nullable)",
+     lambda s: _recs(s)[2].update(raw_header_key_len=varint_bytes(-1))),
+    ((0, 12, "varint-boundaries"), "header-count-beyond-record",
+     "corrupt_records", "record 2's header count 64 (1 header present)",
+     lambda s: _recs(s)[2].update(header_count=64)),
+    ((0, 12, "varint-boundaries"), "header-count-negative",
+     "invalid_length", "record 0's header count -1",
+     lambda s: _recs(s)[0].update(header_count=-1)),
+    ((1, 17, "varint-boundaries"), "header-key-invalid-utf8",
+     "invalid_utf8", "record 4's first header key 'h0' replaced by ff 30 "
+     "(snappy payload)",
+     lambda s: _recs(s)[4]["headers"].__setitem__(0, (b"\xff0", b""))),
+    ((0, 12, "varint-boundaries"), "varint-non-canonical",
+     "varint_non_canonical", "record 0's key length (-1) as ff 00... "
+     "written 81 00 (zigzag 1 in two bytes)",
+     lambda s: _recs(s)[0].update(raw_key_len=b"\x81\x00", key=None)),
+    ((0, 12, "varint-boundaries"), "varint-too-long", "varint_too_long",
+     "record 0's key length as 6 bytes ff ff ff ff ff 01",
+     lambda s: _recs(s)[0].update(raw_key_len=b"\xff\xff\xff\xff\xff\x01",
+                                  key=None)),
+    ((1, 12, "transaction-commit"), "control-key-null", "corrupt_records",
+     "the control record's key null",
+     lambda s: s[1]["v2"]["records"][0].update(key=None)),
+    ((1, 15, "transaction-abort"), "control-value-short", "corrupt_records",
+     "the abort marker's value cut to 4 bytes",
+     lambda s: s[1]["v2"]["records"][0].update(
+         value=s[1]["v2"]["records"][0]["value"][:4])),
+    ((0, 9, "gzip"), "gzip-corrupt", "compression_error",
+     "the gzip stream's header magic 1f 8b changed to 1f 8c",
+     lambda s: _first_v2(s).update(section_fn=lambda p: _patch(
+         compress(1, p), 1, b"\x8c"))),
+    ((0, 12, "snappy"), "snappy-corrupt", "compression_error",
+     "the raw snappy block inside the xerial framing cut by its last byte "
+     "(the block length adjusted): it holds fewer bytes than its preamble "
+     "says",
+     lambda s: _first_v2(s).update(section_fn=lambda p: (
+         lambda x: x[:16] + struct.pack(">i", len(x) - 21) + x[20:-1])(
+             compress(2, p)))),
+    ((0, 12, "lz4"), "lz4-corrupt", "compression_error",
+     "the LZ4 frame's header checksum byte + 1",
+     lambda s: _first_v2(s).update(section_fn=lambda p: (
+         lambda x: _patch(x, 6, bytes([(x[6] + 1) & 0xFF])))(
+             compress(3, p)))),
+    ((0, 12, "zstd"), "zstd-corrupt", "compression_error",
+     "the zstd frame's magic number 28 b5 2f fd changed to 28 b5 2f fe",
+     lambda s: _first_v2(s).update(section_fn=lambda p: _patch(
+         compress(4, p), 3, b"\xfe"))),
+    ((0, 12, "zstd"), "zstd-truncated", "compression_error",
+     "the zstd frame without its last byte",
+     lambda s: _first_v2(s).update(section_fn=lambda p: compress(4, p)[:-1])),
+] + [
+    ((0, 12, "none"), "codec-%d" % c, "corrupt_records",
+     "attributes codec bits %d (no such codec; CRC recomputed)" % c,
+     lambda s, c=c: _first_v2(s).update(codec=c))
+    for c in (5, 6, 7)
+] + [
+    ((0, 3, "none"), "magic1", "records_not_allowed",
+     "the batch replaced by 2 magic-1 messages (v3+ allow only magic 2)",
+     lambda s: s.__setitem__(0, _legacy_set(random.Random(1), 1, 2))),
+    ((0, 9, "gzip"), "two-batches", "records_not_allowed",
+     "a second batch after the first (v3+ allow exactly one)",
+     lambda s: s.append(_v2(sample_records(random.Random(2), 1),
+                            base_offset=3))),
+    ((0, 12, "none"), "no-batch", "records_not_allowed",
+     "the records replaced by zero bytes (v3+ need one batch)",
+     lambda s: s.__setitem__(0, {"raw": b""})),
+    ((0, 7, "zstd"), "zstd-in-v6", "records_not_allowed",
+     "the same zstd batch in a v6 request (zstd from v7, KIP-110)", None),
+    ((0, 12, "lz4"), "partial-batch", "corrupt_records",
+     "the batch cut 10 bytes short (a Produce request carries whole "
+     "batches)", lambda s: s[0].update(cut=10)),
+    ((0, 2, "magic1"), "partial-batch", "corrupt_records",
+     "the last message cut 3 bytes short",
+     lambda s: s[0].update(cut=3)),
+]
+
+
+def _records_frame(schemas, key, version, data):
+    kind = "request" if key == 0 else "response"
+    m = schemas.messages[(key, kind)]
+    header = minimal_header(schemas, m, version)
+    body = minimal_value(m, m.fields, version, data)
+    frame, _ = Encoder(schemas).frame(m, version, header=header, body=body)
+    return m, header, body, frame
+
+
+def records_vectors(current, old=None):
+    """The records set: accept vectors (frames whose records fields hold
+    the batches of records_accept_specs) and reject vectors (a mutation of
+    one accept vector each, RECORDS_REJECTS).  Every spec is built from a
+    generator seeded with its accept vector's id; a reject is checked to
+    fail the strict reference decoder with its intended kind, and `lenient`
+    is whether the Java-rules decoder (which leaves records unparsed, as
+    Kafka's MemoryRecords is read lazily) accepts it."""
+    out = []
+    sources = {}
+    for which, key, v, name, _what, fn in records_accept_specs():
+        schemas = current if which == "current" else old
+        if schemas is None:
+            continue
+        m, header, body, frame = _records_frame(
+            schemas, key, v, build_field(fn(random.Random(
+                vector_id("records", schemas.messages[(
+                    key, "request" if key == 0 else "response")], v,
+                    name)))))
+        vid = vector_id("records", m, v, name)
+        out.append(accept_record("records", vid, schemas, m, v, frame,
+                                 header, body))
+        sources[(key, v, name)] = (schemas, fn, vid)
+    for (key, v, name), rname, kind, what, mutate in RECORDS_REJECTS:
+        if (key, v, name) not in sources:
+            if old is None:  # a source from the older set
+                continue
+            raise SchemaError("records reject %s: no accept vector %r"
+                              % (rname, (key, v, name)))
+        schemas, fn, src = sources[(key, v, name)]
+        spec = fn(random.Random(src))
+        tv = v
+        if mutate is None:  # the same records in an older version
+            tv = 6
+        else:
+            mutate(spec)
+        m, _, _, frame = _records_frame(schemas, key, tv, build_field(spec))
+        vid = vector_id("records", m, tv, rname)
+        try:
+            Decoder(schemas).frame(frame, m.kind, key, tv)
+            raise SchemaError("%s: the strict decoder accepts it" % vid)
+        except DecodeError as exc:
+            err = exc
+        if err.kind != kind:
+            raise SchemaError("%s: %s, expected %s" % (vid, err, kind))
+        try:
+            Decoder(schemas, java=True).frame(frame, m.kind, key, tv)
+            lenient = True
+        except DecodeError:
+            lenient = False
+        rec = _record("records", vid, m, tv, frame, schemas.label)
+        rec.update({"expect": "reject", "error": err.as_json(),
+                    "lenient": lenient, "mutation": "%s: %s" % (src, what),
+                    "source": schemas.label or "unknown snapshot"})
+        out.append(rec)
+    return out
+
+
+# ---------------------------------------------------------------------------
 # Vector sets: one in-memory list of cases, written as the text files and as
 # JSON Lines (conformance/FORMAT.md "Vector records").
 
 FORMAT_VERSION = 1
-JSONL_SETS = ("minimal", "minimal-removed", "seeds", "rich", "negative")
+JSONL_SETS = ("minimal", "minimal-removed", "seeds", "rich", "negative",
+              "records")
 
 
 def vector_id(set_name, msg, version, suffix=""):
@@ -1681,6 +3082,7 @@ def build_vectors(current, old=None, seeds=None, stats=None):
                         "lenient": lenient, "mutation": what,
                         "source": schemas.label or "unknown snapshot"})
             sets["negative"].append(rec)
+    sets["records"] = records_vectors(current, old)
     for s in seeds or []:
         m = current.messages[(s["api_key"], s["kind"])]
         frame = bytes.fromhex(s["hex"])
