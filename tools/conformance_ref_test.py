@@ -557,17 +557,188 @@ class RecordBatchTest(unittest.TestCase):
         self.assertEqual(ref.record_batch([]), ref.empty_record_batch())
 
 
+class RecordsFormatsTest(unittest.TestCase):
+    """The compressed formats of the records set, by their specifications."""
+
+    def test_xxh32(self):
+        self.assertEqual(ref.xxh32(b""), 0x02CC5D05)
+        self.assertEqual(ref.xxh32(b"abc"), 0x32D153FF)
+
+    def test_lz4_frame_as_kafka_writes_it(self):
+        # magic, FLG 0x60, BD 0x40, HC 0x82 (the header every Kafka LZ4
+        # batch starts with), one block flagged uncompressed, end mark
+        self.assertEqual(ref.lz4_frame(b"abc").hex(),
+                         "04224d18" "6040" "82" "03000080" "616263"
+                         "00000000")
+        self.assertEqual(ref.lz4_decompress(ref.lz4_frame(b"abc")), b"abc")
+        # a compressed block: literal "ab", then a match of 6 at offset 2,
+        # then the last literals "c"
+        block = bytes([0x22]) + b"ab" + b"\x02\x00" + bytes([0x10]) + b"c"
+        frame = ref.lz4_frame(b"")[:7] + len(block).to_bytes(4, "little") \
+            + block + b"\x00" * 4
+        self.assertEqual(ref.lz4_decompress(frame), b"abababab" + b"c")
+        with self.assertRaises(ref.CompressionFault) as cm:
+            ref.lz4_decompress(ref.lz4_frame(b"abc")[:-2])
+        self.assertEqual(cm.exception.pos, 16)  # the stream's end
+
+    def test_snappy(self):
+        # preamble 5, one literal element of 5 bytes (tag (5-1)<<2)
+        self.assertEqual(ref.snappy_literals(b"hello").hex(),
+                         "0510" + b"hello".hex())
+        # 20 bytes: 16 in a tag-length literal, 4 in a second one
+        self.assertEqual(ref.snappy_literals(b"x" * 20)[:2].hex(), "143c")
+        # 100 bytes: the second literal (84) has its length in one byte
+        self.assertEqual(ref.snappy_literals(b"y" * 100)[18:20].hex(), "f053")
+        self.assertEqual(ref.snappy_xerial(b"hi").hex(),
+                         "82534e4150505900" "00000001" "00000001"
+                         "00000004" "0204" + b"hi".hex())
+        # a copy with a 2-byte offset: literal "ab", copy 6 from 2 back
+        self.assertEqual(ref.snappy_decompress(bytes.fromhex(
+            "08" "04" "6162" "16" "0200")), b"abababab")
+        with self.assertRaises(ref.CompressionFault):
+            ref.snappy_decompress(bytes.fromhex("09" "04" "6162" "16" "0200"))
+
+    def test_zstd_raw_blocks(self):
+        # magic, FHD 0, window descriptor 0x58, last Raw_Block of 3 bytes
+        self.assertEqual(ref.zstd_frame(b"abc").hex(),
+                         "28b52ffd" "00" "58" "190000" "616263")
+        self.assertEqual(ref.zstd_decompress(ref.zstd_frame(b"abc")), b"abc")
+        # an RLE block (type 1) of 4 bytes of "z", single-segment, size 4
+        self.assertEqual(ref.zstd_decompress(bytes.fromhex(
+            "28b52ffd" "20" "04" "230000" "7a")), b"zzzz")
+        with self.assertRaises(ref.CompressionFault) as cm:
+            ref.zstd_decompress(bytes.fromhex("28b52ffd" "00" "58" "150000"))
+        self.assertEqual(cm.exception.pos, 6)  # its block header: compressed
+
+    def test_gzip(self):
+        # a fixed-Huffman block of no literals is 03 00 (BFINAL, BTYPE 01,
+        # end of block)
+        self.assertEqual(ref.deflate_literals(b"").hex(), "0300")
+        for stored in (False, True):
+            data = bytes(range(256)) * 3
+            z = ref.gzip_compress(data, stored)
+            self.assertEqual(z[:10].hex(), "1f8b0800000000000000")
+            self.assertEqual(ref.zlib.decompress(z, 31), data)
+            self.assertEqual(ref.gzip_decompress(z + z), data + data)
+        with self.assertRaises(ref.CompressionFault) as cm:
+            ref.gzip_decompress(b"\x1f\x8c" + z[2:])
+        self.assertEqual(cm.exception.pos, 0)
+
+
+class RecordsCheckerTest(unittest.TestCase):
+    """The reference validator of records fields on hand-built batches."""
+
+    def check(self, data, policy=("whole", 3, 7), version=12):
+        try:
+            ref.RecordsChecker(policy, version).check(data, 100, "R")
+        except ref.DecodeError as exc:
+            return exc.kind, exc.offset, exc.path
+        return None
+
+    def batch(self, **kw):
+        return ref.v2_batch([{"ts": 5, "key": b"k", "value": b"v" * 20,
+                              "headers": [(b"h", None)]}], **kw)
+
+    def test_known_batch(self):
+        b = ref.v2_batch([{"key": b"k", "value": b"v"}])
+        # record: length 8, attributes 0, tsDelta 0, offsetDelta 0,
+        # key 1 "k", value 1 "v", no headers
+        self.assertEqual(b[61:].hex(), "10" "00" "00" "00" "026b" "0276" "00")
+        self.assertEqual(int.from_bytes(b[17:21], "big"), ref.crc32c(b[21:]))
+        self.assertEqual(b[43:57].hex(), "ff" * 14)  # producer -1, -1, -1
+        self.assertIsNone(self.check(b))
+
+    def test_faults(self):
+        good = self.batch()
+        self.assertIsNone(self.check(good))
+        flipped = good[:-1] + bytes([good[-1] ^ 1])
+        self.assertEqual(self.check(flipped),
+                         ("crc_mismatch", 117, "R.Batch[0]"))
+        self.assertEqual(self.check(self.batch(count=2)),
+                         ("corrupt_records", 100 + len(good),
+                          "R.Batch[0].Record[1]"))
+        self.assertEqual(self.check(self.batch(codec=5)),
+                         ("corrupt_records", 121, "R.Batch[0]"))
+        self.assertEqual(self.check(good[:-3]),
+                         ("corrupt_records", 100, "R.Batch[0]"))
+        self.assertIsNone(self.check(good + good[:-3], ("partial", None,
+                                                        None)))
+        self.assertEqual(self.check(b""), ("records_not_allowed", 100, "R"))
+        self.assertEqual(self.check(good + good),
+                         ("records_not_allowed", 100 + len(good),
+                          "R.Batch[1]"))
+        self.assertIsNone(self.check(good + good, version=2))
+        legacy = ref.legacy_message(0, 1, None, b"v")
+        self.assertIsNone(self.check(legacy, version=2))
+        self.assertEqual(self.check(legacy),
+                         ("records_not_allowed", 116, "R.Batch[0]"))
+        zstd = self.batch(codec=4)
+        self.assertIsNone(self.check(zstd, version=7))
+        self.assertEqual(self.check(zstd, version=6),
+                         ("records_not_allowed", 121, "R.Batch[0]"))
+
+    def test_compressed(self):
+        for codec in (1, 2, 3, 4):
+            self.assertIsNone(self.check(self.batch(codec=codec)), codec)
+        # a fault inside the decompressed records: at the payload's first
+        # byte, with the record's path
+        bad = ref.v2_batch([{"key": b"k", "length": 40}], codec=3)
+        self.assertEqual(self.check(bad), ("corrupt_records", 161,
+                                           "R.Batch[0].Record[0]"))
+        # a broken stream: at the fault's byte in the stream
+        cut = self.batch(codec=4, section_fn=lambda p: ref.zstd_frame(p)[:-1])
+        self.assertEqual(self.check(cut)[:2],
+                         ("compression_error", 100 + len(cut)))
+
+    def test_control_records(self):
+        commit = ref.v2_batch([ref.control_record(True, 3)],
+                              attributes=ref.ATTR_TRANSACTIONAL
+                              | ref.ATTR_CONTROL)
+        self.assertIsNone(self.check(commit))
+        self.assertEqual(ref.control_record(False)["key"].hex(), "00000000")
+        self.assertEqual(ref.control_record(True, 3)["value"].hex(),
+                         "000000000003")
+        null_key = ref.v2_batch([dict(ref.control_record(True), key=None)],
+                                attributes=ref.ATTR_CONTROL)
+        self.assertEqual(self.check(null_key),
+                         ("corrupt_records", 161, "R.Batch[0].Record[0]"))
+
+    def test_record_fields(self):
+        r = {"key": b"key", "value": b"v", "headers": [(b"h", b"x")]}
+        cases = [
+            (dict(r, raw_key_len=ref.varint_bytes(-2)), "invalid_length",
+             "R.Batch[0].Record[0].Key"),
+            (dict(r, raw_key_len=ref.varint_bytes(50)), "corrupt_records",
+             "R.Batch[0].Record[0].Key"),
+            (dict(r, tail=b"\x00"), "corrupt_records", "R.Batch[0].Record[0]"),
+            (dict(r, header_count=9), "corrupt_records",
+             "R.Batch[0].Record[0].Headers"),
+            (dict(r, raw_header_key_len=b"\x01"), "invalid_length",
+             "R.Batch[0].Record[0].Headers[0].Key"),
+            (dict(r, headers=[(b"\xc0\x80", None)]), "invalid_utf8",
+             "R.Batch[0].Record[0].Headers[0].Key"),
+            (dict(r, raw_key_len=b"\x86\x00"), "varint_non_canonical",
+             "R.Batch[0].Record[0].Key"),
+        ]
+        for rec, kind, path in cases:
+            got = self.check(ref.v2_batch([rec]))
+            self.assertEqual(got[0::2], (kind, path), rec)
+
+
 # ---------------------------------------------------------------------------
 # The JSON Lines files.
 
 JSONL_COUNTS = {"minimal.jsonl": 608, "minimal-removed.jsonl": 64,
-                "seeds.jsonl": 4, "rich.jsonl": 672}
+                "seeds.jsonl": 4, "rich.jsonl": 672, "records.jsonl": 77}
+RECORDS_KINDS = {"corrupt_records", "crc_mismatch", "compression_error",
+                 "records_not_allowed"}
 ERROR_KINDS = {
     "truncated", "invalid_length", "unexpected_null", "count_too_large",
     "invalid_bool", "invalid_value", "varint_too_long", "varint_overflow",
     "varint_non_canonical", "invalid_utf8", "tag_out_of_order",
     "tag_duplicate", "tag_size_mismatch", "trailing_bytes",
-    "unknown_api_key", "unsupported_version", "invalid_frame_size"}
+    "unknown_api_key", "unsupported_version", "invalid_frame_size"} | \
+    RECORDS_KINDS
 
 
 def read_jsonl(name):
@@ -633,7 +804,8 @@ class JsonlFilesTest(unittest.TestCase):
     def test_negative_kinds(self):
         recs = self.files["negative.jsonl"][1]
         kinds = {r["error"]["kind"] for r in recs}
-        self.assertEqual(kinds, ERROR_KINDS - {"invalid_frame_size"})
+        self.assertEqual(kinds, ERROR_KINDS - {"invalid_frame_size"}
+                         - RECORDS_KINDS)
         cases = {(r["api_key"], r["version"], r["direction"]) for r in recs}
         self.assertEqual(len(cases), 672)
         lenient = {r["error"]["kind"] for r in recs if r["lenient"]}
@@ -643,6 +815,58 @@ class JsonlFilesTest(unittest.TestCase):
         for r in recs:
             frame = bytes.fromhex(r["frame"])
             self.assertLessEqual(r["error"]["offset"], len(frame), r["id"])
+
+    def test_records_set(self):
+        recs = self.files["records.jsonl"][1]
+        accepts = [r for r in recs if r["expect"] == "accept"]
+        rejects = [r for r in recs if r["expect"] == "reject"]
+        self.assertEqual((len(accepts), len(rejects)), (36, 41))
+        self.assertEqual({r["api_name"] for r in accepts},
+                         {"Produce", "Fetch", "ShareFetch"})
+        counts = {}
+        for r in rejects:
+            counts[r["error"]["kind"]] = counts.get(r["error"]["kind"], 0) + 1
+            # Java's protocol decoder leaves records unparsed (MemoryRecords)
+            self.assertTrue(r["lenient"], r["id"])
+            self.assertIn(".Records", r["error"]["path"])
+            src = r["mutation"].split(":")[0]
+            self.assertIn(src, {a["id"] for a in accepts}, r["id"])
+        self.assertEqual(counts, {
+            "corrupt_records": 22, "crc_mismatch": 2, "compression_error": 6,
+            "records_not_allowed": 4, "invalid_length": 4,
+            "invalid_utf8": 1, "varint_non_canonical": 1,
+            "varint_too_long": 1})
+        # every codec is carried, in Produce and in Fetch
+        codecs = set()
+        for r in accepts:
+            if r["api_name"] == "Fetch" and r["version"] == 11:
+                frame = bytes.fromhex(r["frame"])
+                codecs |= {frame[i + 22] & 7 for i in
+                           range(len(frame) - 61) if frame[i + 16] == 2
+                           and ref.crc32c(frame[i + 21:i + 12 + int.from_bytes(
+                               frame[i + 8:i + 12], "big")]) ==
+                           int.from_bytes(frame[i + 17:i + 21], "big")}
+        self.assertEqual(codecs, {2, 3, 4})
+
+    def test_every_records_field_has_a_policy(self):
+        d = os.environ.get("KWIRE_KAFKA_SCHEMAS")
+        old = os.environ.get("KWIRE_KAFKA_SCHEMAS_PRE40")
+        if not d or not old:
+            self.skipTest("KWIRE_KAFKA_SCHEMAS / KWIRE_KAFKA_SCHEMAS_PRE40 "
+                          "not set")
+        found = set()
+
+        def walk(m, fields):
+            for f in fields:
+                if f["type"] == "records":
+                    found.add((m.name, f["name"]))
+                elif f["type"].lstrip("[]") not in ref.FIXED_SIZES and \
+                        not ref.is_primitive(f["type"].lstrip("[]")):
+                    walk(m, m.struct_fields(f, f["type"].lstrip("[]")))
+        for s in (ref.SchemaSet(d), ref.SchemaSet(old)):
+            for m in s.messages.values():
+                walk(m, m.fields)
+        self.assertEqual(found, set(ref.RECORDS_POLICY))
 
     def test_decoder_agrees_with_every_vector(self):
         d = os.environ.get("KWIRE_KAFKA_SCHEMAS")
