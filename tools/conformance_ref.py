@@ -19,9 +19,12 @@ out in conformance/README.md; in short:
 The Encoder writes any message value given in the JSON mapping of
 conformance/FORMAT.md; the minimal frames are the encoding of one particular
 value (minimal_value).  The same file holds a reference Decoder (strict, or
-with Java's leniencies), the seeded generator of rich instances, and the
-mutations of negative vectors; all of them are written both as the text files
-and as JSON Lines (*.jsonl) from one in-memory list (build_vectors).
+with Java's leniencies; the strict one validates records fields under each
+field's policy, RecordsChecker), the seeded generator of rich instances, the
+mutations of negative vectors, and the records set (record batches with every
+codec, written without compressors, and their mutations); all of them are
+written both as the text files and as JSON Lines (*.jsonl) from one in-memory
+list (build_vectors).
 
 Python 3 standard library only.  Usage:
 
@@ -2942,6 +2945,12 @@ RECORDS_REJECTS = [
     ((0, 12, "lz4"), "partial-batch", "corrupt_records",
      "the batch cut 10 bytes short (a Produce request carries whole "
      "batches)", lambda s: s[0].update(cut=10)),
+    ((0, 9, "lz4"), "partial-after-batch", "corrupt_records",
+     "a second batch cut 5 bytes short after the complete one (Java's "
+     "broker trims such a tail, UnifiedLog.trimInvalidBytes; a strict "
+     "decoder refuses it)",
+     lambda s: s.append(dict(_v2(sample_records(random.Random(3), 1),
+                                 base_offset=3), cut=5))),
     ((0, 2, "magic1"), "partial-batch", "corrupt_records",
      "the last message cut 3 bytes short",
      lambda s: s[0].update(cut=3)),
@@ -3400,8 +3409,8 @@ def build_outputs(args, stats=None, out_dir=None):
 def main(argv=None):
     ap = argparse.ArgumentParser(
         description="Independent reference encoder and decoder for kwire "
-                    "conformance vectors (minimal, rich and negative frames, "
-                    "text and JSON Lines).")
+                    "conformance vectors (minimal, rich, negative and "
+                    "records frames, text and JSON Lines).")
     ap.add_argument("--schemas", required=True,
                     help="Kafka message-definition directory (current set)")
     ap.add_argument("--removed-from", metavar="OLD_DIR",
