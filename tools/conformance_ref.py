@@ -1787,12 +1787,14 @@ def snappy_raw_decompress(block, at=0):
             if ln >= 60:
                 extra = ln - 59
                 if pos + extra > len(block):
-                    raise CompressionFault(at, "snappy: truncated literal length")
+                    raise CompressionFault(
+                        at, "snappy: truncated literal length")
                 ln = int.from_bytes(block[pos:pos + extra], "little")
                 pos += extra
             ln += 1
             if pos + ln > len(block):
-                raise CompressionFault(at, "snappy: literal runs past the block")
+                raise CompressionFault(
+                    at, "snappy: literal runs past the block")
             out += block[pos:pos + ln]
             pos += ln
             continue
@@ -1810,7 +1812,8 @@ def snappy_raw_decompress(block, at=0):
             off = int.from_bytes(block[pos:pos + w], "little")
             pos += w
         if off == 0 or off > len(out):
-            raise CompressionFault(at, "snappy: copy offset %d with %d bytes out"
+            raise CompressionFault(
+                at, "snappy: copy offset %d with %d bytes out"
                              % (off, len(out)))
         for _ in range(ln):
             out.append(out[-off])
@@ -1831,7 +1834,8 @@ def snappy_decompress(data):
     pos, out = 16, b""
     while pos < len(data):
         if len(data) - pos < 4:
-            raise CompressionFault(pos, "snappy: truncated xerial block length")
+            raise CompressionFault(
+                pos, "snappy: truncated xerial block length")
         n = struct.unpack_from(">i", data, pos)[0]
         if n < 0 or n > len(data) - pos - 4:
             raise CompressionFault(pos, "snappy: xerial block of %d bytes" % n)
@@ -1959,7 +1963,8 @@ def lz4_decompress(data):
             raise CompressionFault(start, "lz4: bad frame magic")
         flg, bd = data[pos + 4], data[pos + 5]
         if flg >> 6 != 1 or flg & 0x02 or bd & 0x8F:
-            raise CompressionFault(start, "lz4: bad FLG/BD 0x%02x 0x%02x" % (flg, bd))
+            raise CompressionFault(
+                start, "lz4: bad FLG/BD 0x%02x 0x%02x" % (flg, bd))
         hlen = 2 + (8 if flg & 0x08 else 0) + (4 if flg & 0x01 else 0)
         if pos + 4 + hlen + 1 > len(data):
             raise CompressionFault(len(data), "lz4: truncated frame header")
@@ -1978,7 +1983,8 @@ def lz4_decompress(data):
                 break
             n = size & 0x7FFFFFFF
             if pos + n > len(data):
-                raise CompressionFault(len(data), "lz4: block runs past the frame")
+                raise CompressionFault(
+                    len(data), "lz4: block runs past the frame")
             blk = data[pos:pos + n]
             pos += n
             if flg & 0x10:
@@ -1998,7 +2004,7 @@ def lz4_decompress(data):
     return out
 
 
-# -- zstd (RFC 8878) -----------------------------------------------------------
+# -- zstd (RFC 8878) ---------------------------------------------------------
 
 ZSTD_MAGIC = 0xFD2FB528
 
@@ -2053,7 +2059,8 @@ def zstd_decompress(data):
         frame = b""
         while True:
             if pos + 3 > len(data):
-                raise CompressionFault(len(data), "zstd: truncated block header")
+                raise CompressionFault(
+                    len(data), "zstd: truncated block header")
             bstart = pos
             bh = int.from_bytes(data[pos:pos + 3], "little")
             pos += 3
@@ -2076,7 +2083,8 @@ def zstd_decompress(data):
                 frame += data[pos:pos + 1] * size
                 pos += 1
             elif btype == 2:
-                raise CompressionFault(bstart, "zstd: compressed blocks are not "
+                raise CompressionFault(
+                    bstart, "zstd: compressed blocks are not "
                                  "implemented by the reference")
             else:
                 raise CompressionFault(bstart, "zstd: reserved block type")
@@ -2103,7 +2111,7 @@ def decompress(codec, data):
             zstd_decompress][codec](data)
 
 
-# -- building batches -----------------------------------------------------------
+# -- building batches -------------------------------------------------------
 
 def varint_bytes(n):
     """Zigzag varint (int32 values) / varlong (int64)."""
@@ -2135,8 +2143,8 @@ def encode_record(r, index):
         else:
             body += varint_bytes(len(hk)) + hk + blob(hv)
     body += r.get("tail", b"")
-    return varint_bytes(r.get("length", len(body) + r.get("length_delta", 0))) \
-        + body
+    n = r.get("length", len(body) + r.get("length_delta", 0))
+    return varint_bytes(n) + body
 
 
 def v2_batch(records, codec=0, attributes=0, base_offset=0,
@@ -2188,22 +2196,23 @@ def control_record(commit, coordinator_epoch=0):
 
 
 def legacy_message(offset, magic, key, value, timestamp=0, attributes=0,
-                   crc_delta=0):
+                   crc_delta=0, value_len_delta=0):
     """One message of a magic 0/1 message set (protocol guide "Message
     Sets"): offset, message size, CRC-32 (IEEE, of magic to the end),
-    magic, attributes, [timestamp], key, value (int32 lengths)."""
-    def blob(b):
+    magic, attributes, [timestamp], key, value (int32 lengths).  Faults:
+    crc_delta, value_len_delta (added to the value's length)."""
+    def blob(b, delta=0):
         return struct.pack(">i", -1) if b is None else \
-            struct.pack(">i", len(b)) + b
+            struct.pack(">i", len(b) + delta) + b
     body = (struct.pack(">bb", magic, attributes)
             + (struct.pack(">q", timestamp) if magic == 1 else b"")
-            + blob(key) + blob(value))
+            + blob(key) + blob(value, value_len_delta))
     msg = struct.pack(">I", (zlib.crc32(body) + crc_delta)
                       & 0xFFFFFFFF) + body
     return struct.pack(">qi", offset, len(msg)) + msg
 
 
-# -- the reference validator ----------------------------------------------------
+# -- the reference validator -------------------------------------------------
 
 # Per records field: layout and the rules by version (codec/records/README.md
 # states kwire's table; here the same facts from their sources).
@@ -2371,12 +2380,15 @@ class RecordsChecker:
         if magic == 1:
             r.fixed(">q", bpath)                     # timestamp
         for name in ("Key", "Value"):
+            # int32 lengths, as in frames: a fault at the length
             p = "%s.%s" % (bpath, name)
             n = r.fixed(">i", p)
             if n < -1:
                 r.fail("invalid_length", r.pos - 4, p, "length %d" % n)
-            if n >= 0:
-                r.raw(n, p)
+            if n > r.end - r.pos:
+                r.fail("corrupt_records", r.pos - 4, p, "length %d, %d "
+                       "bytes left in the message" % (n, r.end - r.pos))
+            r.pos += max(n, 0)
         if r.pos != len(batch):
             r.fail("corrupt_records", r.pos, bpath,
                    "%d bytes after the value" % (len(batch) - r.pos))
@@ -2555,9 +2567,9 @@ class RecordsChecker:
                               "in the decompressed messages: " + exc.detail)
 
 
-# -- the records vectors ----------------------------------------------------------
+# -- the records vectors -----------------------------------------------------
 
-RECORDS_TS = 1767225600000  # 2026-01-01T00:00:00Z, baseTimestamp of the batches
+RECORDS_TS = 1767225600000  # 2026-01-01T00:00:00Z: the batches' baseTimestamp
 
 
 def sample_records(rng, n, headers=True, nulls=False, value_size=24):
@@ -2576,7 +2588,8 @@ def sample_records(rng, n, headers=True, nulls=False, value_size=24):
             hs.append((rng.choice([b"trace-id", b"content-type", b"",
                                    "caf\u00e9".encode()]),
                        None if rng.random() < 0.3 else
-                       bytes(rng.getrandbits(8) for _ in range(rng.randrange(9)))))
+                       bytes(rng.getrandbits(8)
+                             for _ in range(rng.randrange(9)))))
         out.append({"ts": ts, "key": key, "value": value, "headers": hs})
     return out
 
@@ -2647,7 +2660,8 @@ def _legacy_set(rng, magic, n, base_offset=0):
     return {"legacy": [
         {"offset": base_offset + i, "magic": magic,
          "key": None if i % 2 else b"key-%d" % i,
-         "value": bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 20))),
+         "value": bytes(rng.getrandbits(8)
+                        for _ in range(rng.randrange(1, 20))),
          "timestamp": RECORDS_TS + i} for i in range(n)]}
 
 
@@ -2828,6 +2842,10 @@ RECORDS_REJECTS = [
      "batchLength - 1 and the last byte dropped, CRC recomputed: the last "
      "record runs past the batch",
      lambda s: s[0].update(fix=_shorten)),
+    ((1, 4, "magic1-then-v2"), "legacy-value-length", "corrupt_records",
+     "message 0's value length + 100 (past the message; CRC-32 "
+     "recomputed)",
+     lambda s: s[0]["legacy"][0].update(value_len_delta=100)),
     ((1, 4, "none-gzip"), "batch_length-below-minimum", "corrupt_records",
      "batchLength 13 (below the 14 bytes of any message)",
      lambda s: s[0].update(fix=lambda d: d[:8] + struct.pack(">i", 13)

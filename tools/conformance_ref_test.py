@@ -729,7 +729,7 @@ class RecordsCheckerTest(unittest.TestCase):
 # The JSON Lines files.
 
 JSONL_COUNTS = {"minimal.jsonl": 608, "minimal-removed.jsonl": 64,
-                "seeds.jsonl": 4, "rich.jsonl": 672, "records.jsonl": 78}
+                "seeds.jsonl": 4, "rich.jsonl": 672, "records.jsonl": 79}
 RECORDS_KINDS = {"corrupt_records", "crc_mismatch", "compression_error",
                  "records_not_allowed"}
 ERROR_KINDS = {
@@ -820,7 +820,7 @@ class JsonlFilesTest(unittest.TestCase):
         recs = self.files["records.jsonl"][1]
         accepts = [r for r in recs if r["expect"] == "accept"]
         rejects = [r for r in recs if r["expect"] == "reject"]
-        self.assertEqual((len(accepts), len(rejects)), (36, 42))
+        self.assertEqual((len(accepts), len(rejects)), (36, 43))
         self.assertEqual({r["api_name"] for r in accepts},
                          {"Produce", "Fetch", "ShareFetch"})
         counts = {}
@@ -832,7 +832,7 @@ class JsonlFilesTest(unittest.TestCase):
             src = r["mutation"].split(":")[0]
             self.assertIn(src, {a["id"] for a in accepts}, r["id"])
         self.assertEqual(counts, {
-            "corrupt_records": 23, "crc_mismatch": 2, "compression_error": 6,
+            "corrupt_records": 24, "crc_mismatch": 2, "compression_error": 6,
             "records_not_allowed": 4, "invalid_length": 4,
             "invalid_utf8": 1, "varint_non_canonical": 1,
             "varint_too_long": 1})
