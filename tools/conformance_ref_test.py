@@ -625,6 +625,38 @@ class RecordsFormatsTest(unittest.TestCase):
         self.assertEqual(cm.exception.pos, 0)
 
 
+class ExternalToolsTest(unittest.TestCase):
+    """Where the gzip, lz4 and zstd command-line tools are installed: they
+    read the tool's streams back, and the tool reads lz4's real compressed
+    frames (sequences, linked blocks, checksums)."""
+
+    DATA = bytes(range(256)) * 70 + b"kwire records " * 300
+
+    def tool(self, *argv, data):
+        import shutil
+        import subprocess
+        if shutil.which(argv[0]) is None:
+            self.skipTest("%s not installed" % argv[0])
+        return subprocess.run(argv, input=data, capture_output=True,
+                              check=True).stdout
+
+    def test_tools_read_the_reference_streams(self):
+        stored = self.DATA[:60000]  # one stored block holds < 64 KiB
+        for argv, z, want in (
+                (("gzip", "-dc"), ref.gzip_compress(self.DATA), self.DATA),
+                (("gzip", "-dc"), ref.gzip_compress(stored, True), stored),
+                (("lz4", "-dc"), ref.lz4_frame(self.DATA), self.DATA),
+                (("zstd", "-dc"), ref.zstd_frame(self.DATA), self.DATA)):
+            with self.subTest(argv=argv):
+                self.assertEqual(self.tool(*argv, data=z), want)
+
+    def test_reference_reads_lz4_frames(self):
+        for opts in ((), ("-BD",), ("-BX", "--content-size"), ("-B4",)):
+            with self.subTest(opts=opts):
+                z = self.tool("lz4", "-c", "-q", *opts, data=self.DATA)
+                self.assertEqual(ref.lz4_decompress(z), self.DATA)
+
+
 class RecordsCheckerTest(unittest.TestCase):
     """The reference validator of records fields on hand-built batches."""
 
