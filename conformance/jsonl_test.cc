@@ -116,7 +116,11 @@ std::vector<std::string> CheckReject(const nlohmann::json& v) {
                                     e.path, "' (", e.ToString(), "), the vector says ",
                                     want.dump()));
   }
-  const bool java_accepts = frame_testing::DecodeFrame(c, frame, kQuirksJava).ok();
+  // Java's decoders keep a records field as unparsed MemoryRecords (faults inside a
+  // batch surface later, per partition), so the Java-rules check leaves records opaque.
+  FrameOptions java;
+  java.records_mode = RecordsMode::kOpaque;
+  const bool java_accepts = frame_testing::DecodeFrame(c, frame, kQuirksJava, java).ok();
   if (java_accepts != v["lenient"].get<bool>()) {
     failures.push_back(absl::StrCat("kQuirksJava ", java_accepts ? "accepts" : "rejects",
                                     " it, but lenient is ", v["lenient"].dump()));
@@ -152,6 +156,7 @@ TEST(JsonlVectors, KwireAgreesWithTheReference) {
   EXPECT_EQ(per_set["seeds"], 4u);
   EXPECT_EQ(per_set["rich"], 672u);
   EXPECT_GT(per_set["negative"], 3000u);
+  EXPECT_EQ(per_set["records"], 79u);
   size_t failed = 0, expected_failed = 0, accepted = 0, rejected = 0;
   std::map<std::string, size_t> failed_by_kind;
   for (const Line& l : lines) {
@@ -177,7 +182,7 @@ TEST(JsonlVectors, KwireAgreesWithTheReference) {
   for (const auto& [id, reason] : expected) ADD_FAILURE() << "listed vector " << id << " not found";
   EXPECT_EQ(accepted + rejected, lines.size());
   // The known disagreements (conformance/jsonl_expected_failures.txt), all rejects.
-  EXPECT_EQ(expected_failed, 59u);
+  EXPECT_EQ(expected_failed, 32u);
 }
 
 }  // namespace

@@ -197,8 +197,8 @@ std::vector<Slot> FindSlots(const Case& c, const Bytes& frame) {
       } else if (e.kind == ErrorKind::kInvalidLength &&
                  absl::StartsWith(e.detail, "bytes length")) {
         slots.push_back({at, true, SlotKind::kBytes, e.path});
-      } else if (e.kind == ErrorKind::kCountTooLarge &&
-                 absl::StartsWith(e.detail, "array count")) {
+      } else if (e.kind == ErrorKind::kInvalidLength &&
+                 absl::StartsWith(e.detail, "array length")) {  // 2^32 - 2: beyond int32
         slots.push_back({at, true, SlotKind::kArray, e.path});
       } else if (e.kind == ErrorKind::kCountTooLarge &&
                  absl::StartsWith(e.detail, "tagged field count")) {
@@ -302,14 +302,21 @@ TEST(HostileCount, TooLargeFailsAtTheCountBeforeAllocating) {
                   Int32Bytes(static_cast<int32_t>(m.frame.size() - after + 1))};
       }
       for (const Bytes& count : counts) {
+        // A compact array count beyond the int32 maximum (uvarint 0xffffffff: 2^32 - 2)
+        // is an invalid length, checked before the bytes left (FORMAT.md "Lengths");
+        // a tag count has no such cap.
+        const ErrorKind want = s.kind == SlotKind::kArray && count == Uvarint(0xffffffff)
+                                   ? ErrorKind::kInvalidLength
+                                   : ErrorKind::kCountTooLarge;
         // With the element (and everything after it) still following.
         const Measured r = DecodeMeasured(c, Splice(m.frame, s.at, s.width(), count));
-        ExpectError(r.error, ErrorKind::kCountTooLarge, s.at, s.path);
+        ExpectError(r.error, want, s.at, s.path);
         EXPECT_LE(r.peak, m.clean_peak + kErrorSlack) << ToHex(count);
         // With the frame ending right after the count. An enclosing array's count, read
         // first, may then be the one that no longer fits.
         const Measured end = DecodeMeasured(c, Splice(m.frame, s.at, m.frame.size() - s.at, count));
-        EXPECT_EQ(end.error.kind, ErrorKind::kCountTooLarge) << end.error.ToString();
+        EXPECT_EQ(end.error.kind, end.error.offset == s.at ? want : ErrorKind::kCountTooLarge)
+            << end.error.ToString();
         if (end.error.offset != s.at) {
           EXPECT_LT(end.error.offset, s.at) << end.error.ToString();
           EXPECT_TRUE(absl::StartsWith(s.path, end.error.path + "[")) << end.error.ToString();

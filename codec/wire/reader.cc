@@ -138,6 +138,18 @@ inline bool IsNull(int64_t len) { return len == -1; }
 
 // Shared tail of the three length readers: `len` is the decoded signed length
 // (−1 = null marker), `at` its offset. `limit` is the largest legal length.
+// A compact length or count n (uvarint − 1, up to 2^32 − 2) as Java reads it under
+// kQuirkAnyNegativeLengthIsNull: Java's readUnsignedVarint returns an int, so
+// a uvarint above 2^31 wraps to a negative length (0xffffffff → −2), which is null
+// in a nullable field (and an error in another, like any negative length). Strict
+// decoding keeps n: beyond the int32 maximum it is kInvalidLength (CheckLength).
+static int64_t JavaCompactLength(const Reader& r, int64_t n) {
+  if (n >= std::numeric_limits<int32_t>::max() && r.has_quirk(kQuirkAnyNegativeLengthIsNull)) {
+    return int64_t{static_cast<int32_t>(static_cast<uint32_t>(n + 1) - 1u)};
+  }
+  return n;
+}
+
 static int64_t CheckLength(Reader& r, int64_t len, size_t at, bool nullable, int64_t limit,
                            const char* what) {
   if (len < 0) {
@@ -169,7 +181,7 @@ int64_t Reader::ReadLengthSlow(const uint8_t* start, bool compact, bool nullable
   const char* what = bytes ? "bytes" : "string";
   int64_t len;
   if (compact) {
-    len = static_cast<int64_t>(ReadUvarint()) - 1;
+    len = JavaCompactLength(*this, static_cast<int64_t>(ReadUvarint()) - 1);
   } else {
     len = bytes ? int64_t{ReadInt32()} : int64_t{ReadInt16()};
   }
@@ -189,11 +201,13 @@ int64_t Reader::ReadArrayCountSlow(const uint8_t* start, bool compact, bool null
   if (!ok()) return 0;
   cur_ = start;
   const size_t at = offset();
-  int64_t n = compact ? static_cast<int64_t>(ReadUvarint()) - 1 : ReadInt32();
+  int64_t n = compact ? JavaCompactLength(*this, static_cast<int64_t>(ReadUvarint()) - 1)
+                      : ReadInt32();
   if (!ok()) return 0;
-  // Bytes left before the int32 cap: a count the input cannot hold is kCountTooLarge
-  // however it is encoded (a compact count reaches 2^32-2).
-  n = CheckLength(*this, n, at, nullable, std::numeric_limits<int64_t>::max(), "array");
+  // The int32 cap before the bytes left, as for string and bytes lengths and as Java
+  // does (conformance/FORMAT.md, "Lengths"): a compact count beyond 2^31 − 1 is
+  // kInvalidLength; a count the bytes left cannot hold is kCountTooLarge.
+  n = CheckLength(*this, n, at, nullable, std::numeric_limits<int32_t>::max(), "array");
   if (n <= 0) return n;
   const size_t min = min_element_size == 0 ? 1 : min_element_size;
   const size_t left = remaining() > reserved ? remaining() - reserved : 0;
@@ -210,7 +224,7 @@ int64_t Reader::ReadArrayCountSlow(const uint8_t* start, bool compact, bool null
                                n, left, remaining() - left, left / min, min));
     return 0;
   }
-  return CheckLength(*this, n, at, nullable, std::numeric_limits<int32_t>::max(), "array");
+  return n;
 }
 
 bool Reader::ReadStructPresence(bool nullable) {

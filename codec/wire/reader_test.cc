@@ -352,8 +352,11 @@ TEST(ReaderLength, CompactString) {
           {"32767 fits", CompactPrefix(32768, 32767), true, false, 0, 32767, kOk, 3},
           {"32768 over the cap", CompactPrefix(32769, 32768), true, true, 0, 0,
            ErrorKind::kInvalidLength, 0},
-          {"2^32-2", Hex("ff ff ff ff 0f"), true, true, kQuirksJava, 0, ErrorKind::kInvalidLength,
-           0},
+          {"2^32-2", Hex("ff ff ff ff 0f"), true, true, 0, 0, ErrorKind::kInvalidLength, 0},
+          // Java reads the uvarint as an int: 0xffffffff - 1 is -2, null where nullable.
+          {"2^32-2 all quirks", Hex("ff ff ff ff 0f"), true, true, kQuirksJava, -1, kOk, 5},
+          {"2^32-2 all quirks, not nullable", Hex("ff ff ff ff 0f"), true, false, kQuirksJava, 0,
+           ErrorKind::kInvalidLength, 0},
           {"overlong prefix", Hex("80 00"), true, true, 0, 0, ErrorKind::kVarintNonCanonical, 0},
           {"overlong null, quirk", Hex("80 00"), true, true, kQuirkNonCanonicalVarint, -1, kOk, 2},
           {"overlong empty, quirk", Hex("81 00"), true, false, kQuirkNonCanonicalVarint, 0, kOk, 2},
@@ -398,8 +401,12 @@ TEST(ReaderLength, CompactBytes) {
           {"2^31", CompactPrefix((uint64_t{1} << 31) + 1, 3), true, false, 0, 0,
            ErrorKind::kInvalidLength, 0},
           {"2^32-2", Hex("ff ff ff ff 0f 00"), true, true, 0, 0, ErrorKind::kInvalidLength, 0},
-          {"2^32-2 all quirks", Hex("ff ff ff ff 0f 00"), true, true, kQuirksJava, 0,
-           ErrorKind::kInvalidLength, 0},
+          {"2^32-2 all quirks", Hex("ff ff ff ff 0f 00"), true, true, kQuirksJava, -1, kOk, 5},
+          {"2^31 all quirks", CompactPrefix((uint64_t{1} << 31) + 1, 3), true, true, kQuirksJava,
+           -1, kOk, 5},
+          // uvarint 2^31: Java's int is INT32_MIN, minus 1 wraps to INT32_MAX (not null).
+          {"INT32_MAX all quirks", CompactPrefix(uint64_t{1} << 31, 3), true, true, kQuirksJava,
+           0, ErrorKind::kTruncated, 0},
       });
 }
 
@@ -458,12 +465,18 @@ TEST(ReaderArrayCount, ClassicAndCompact) {
                    {"compact 2 fits", Hex("03 01 02"), true, false, 0, 2, kOk, 1},
                    {"compact INT32_MAX", CompactPrefix(uint64_t{1} << 31, 100), true, false, 0, 0,
                     ErrorKind::kCountTooLarge, 0},
+                   // Beyond the int32 cap: kInvalidLength, checked before the bytes left.
                    {"compact 2^32-2", Hex("ff ff ff ff 0f"), true, false, 0, 0,
-                    ErrorKind::kCountTooLarge, 0},
+                    ErrorKind::kInvalidLength, 0},
                    {"compact 2^32-2, elements after", Cat(Hex("ff ff ff ff 0f"), Repeat(1, 100)),
-                    true, true, 0, 0, ErrorKind::kCountTooLarge, 0},
-                   {"compact 2^32-2, all quirks", Hex("ff ff ff ff 0f"), true, true, kQuirksJava, 0,
-                    ErrorKind::kCountTooLarge, 0},
+                    true, true, 0, 0, ErrorKind::kInvalidLength, 0},
+                   {"compact 2^31", CompactPrefix((uint64_t{1} << 31) + 1, 100), true, false, 0, 0,
+                    ErrorKind::kInvalidLength, 0},
+                   // Java's int view: -2, null where nullable.
+                   {"compact 2^32-2, all quirks", Hex("ff ff ff ff 0f"), true, true, kQuirksJava, -1,
+                    kOk, 5},
+                   {"compact 2^32-2, all quirks, not nullable", Hex("ff ff ff ff 0f"), true, false,
+                    kQuirksJava, 0, ErrorKind::kInvalidLength, 0},
                });
 }
 
