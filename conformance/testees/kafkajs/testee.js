@@ -15,7 +15,8 @@
 // decoded Kafka error code (UNSUPPORTED_VERSION, from failIfVersionNotSupported
 // in 20 decoders), which the library acts on as a server answer. `parse`
 // (error codes turned into exceptions) is not called: it is not part of reading
-// the wire format.
+// the wire format. Other exceptions are a rejection when they are the library's
+// own decode errors and `crashed` when they are a JavaScript fault (isCrash).
 
 'use strict'
 
@@ -38,11 +39,11 @@ Run:           kwire conformance --testee 'node ${path.join(__dirname, 'testee.j
   process.exit(0)
 }
 
-let requests, apiKeys, KafkaJSProtocolError, libVersion
+let requests, apiKeys, KafkaJSProtocolError, KafkaJSError, libVersion
 try {
   ;({ requests } = require('kafkajs/src/protocol/requests'))
   apiKeys = require('kafkajs/src/protocol/requests/apiKeys')
-  ;({ KafkaJSProtocolError } = require('kafkajs/src/errors'))
+  ;({ KafkaJSProtocolError, KafkaJSError } = require('kafkajs/src/errors'))
   libVersion = require('kafkajs/package.json').version
 } catch (err) {
   if (err && err.code === 'MODULE_NOT_FOUND') {
@@ -69,6 +70,45 @@ for (const [name, def] of Object.entries(requests)) {
 if (table.size === 0) {
   process.stderr.write(`testee: found no API versions in ${LIB} ${libVersion}\n`)
   process.exit(2)
+}
+
+// Which exceptions are kafkajs's deliberate decode errors (a rejection) and
+// which are a crash: an exception it does not mean to throw (protocol v1
+// `crashed`, always a failure). Read off the library's source (README.md):
+// * its own errors, the KafkaJSError family (src/errors.js), e.g.
+//   KafkaJSInvalidVarIntError (decoder.js:259-261), KafkaJSInvalidLongError;
+// * Node's Buffer bounds errors (RangeError with code ERR_OUT_OF_RANGE or
+//   ERR_BUFFER_OUT_OF_BOUNDS). kafkajs's Decoder has no bounds checks of its
+//   own: readInt8/readInt16/readInt32/readDouble (decoder.js:31-84) call
+//   Buffer#readInt*BE at the offset and rely on its RangeError to stop at the
+//   end of the frame (the connection hands over only whole frames,
+//   connection.js:505). That is the library's truncation check: a rejection.
+// * any other Error that is not a JavaScript fault (plain `new Error(...)`,
+//   zlib's data errors from the gzip codec) is a deliberate refusal too.
+// A crash is a JavaScript fault: TypeError, ReferenceError, SyntaxError,
+// EvalError, URIError, and a RangeError that is not a Buffer bounds error:
+// "Invalid array length" (`new Array(n)` with a count below -1, decoder.js:181,
+// 196, 213, 228), BigInt(NaN) (readInt64 past the end, decoder.js:77, which
+// does no check), stack overflow, "Invalid string length".
+const BOUNDS_CODES = new Set(['ERR_OUT_OF_RANGE', 'ERR_BUFFER_OUT_OF_BOUNDS'])
+const FAULTS = [TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError]
+
+function isCrash(err) {
+  if (!(err instanceof Error)) return false
+  if (err instanceof KafkaJSError || /^KafkaJS/.test(err.name)) return false
+  if (err instanceof RangeError && BOUNDS_CODES.has(err.code)) return false
+  return FAULTS.some(cls => err instanceof cls)
+}
+
+// Where the exception was thrown: the first stack frame inside node_modules
+// (kafkajs), as "kafkajs/src/...js:line".
+function thrownAt(err) {
+  const stack = err && typeof err.stack === 'string' ? err.stack.split('\n') : []
+  for (const line of stack) {
+    const m = /node_modules\/(.+?):(\d+):\d+\)?\s*$/.exec(line)
+    if (m) return `${m[1]}:${m[2]}`
+  }
+  return null
 }
 
 async function validateResponse(entry, frame) {
@@ -100,7 +140,11 @@ async function validateResponse(entry, frame) {
       return { result: 'ok' }
     }
     const name = err && err.constructor ? err.constructor.name : 'Error'
-    return { result: 'rejected', error: `${entry.name} response.decode threw ${name}: ${err && err.message}` }
+    const where = thrownAt(err)
+    return {
+      result: isCrash(err) ? 'crashed' : 'rejected',
+      error: `${entry.name} response.decode threw ${name}: ${err && err.message}${where ? ` (at ${where})` : ''}`
+    }
   }
   return { result: 'ok' }
 }

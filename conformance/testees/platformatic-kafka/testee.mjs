@@ -13,7 +13,9 @@
 // tagged fields, then the API's parseResponse on a Reader over the rest of the
 // frame. A frame is accepted when parseResponse returns, or when it throws the
 // library's ResponseError (the body was parsed and carries non-zero error codes:
-// the library hands that response to the caller as an error).
+// the library hands that response to the caller as an error). It is rejected
+// when the library throws one of its own decode errors, and answered `crashed`
+// when the parser dies of a JavaScript fault (see classify below).
 
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -74,7 +76,48 @@ if (table.size === 0) {
   process.exit(2);
 }
 
-const { Reader, ResponseError } = lib;
+const { Reader, ResponseError, GenericError } = lib;
+
+// Which exceptions are the library's deliberate decode errors (a rejection) and
+// which are a crash: an exception it does not mean to throw (protocol v1
+// `crashed`, always a failure). Read off the library's source (README.md):
+// * OutOfBoundsError (code OUT_OF_BOUNDS) of @platformatic/dynamic-buffer, the
+//   Reader's buffer: every read checks its offset against the length and
+//   throws it (dynamic-buffer dist/index.js:79-556). That is the library's
+//   truncation check: a rejection.
+// * the library's own errors (GenericError and its family, errors.js: PLT_KFK_*
+//   codes; ResponseError is handled before, as a parsed response).
+// * the one RangeError the parsers throw on purpose: apis/tagged-fields.js:11,
+//   "Tagged field T declares N bytes but only M remain".
+// * any other Error (plain `new Error(...)` in the library, e.g. the snappy
+//   chunk checks in protocol/compression.js:42-48, or zlib's data errors) is a
+//   deliberate refusal too.
+// A crash is a JavaScript fault: TypeError (e.g. errors.js:133 destructuring an
+// error code the table lacks, or a varint read past the last buffer), RangeError
+// that is not the one above (invalid array length, stack overflow, "Invalid
+// string length", a Buffer bounds error the library's own checks let through),
+// ReferenceError, SyntaxError, EvalError, URIError.
+const TAG_RANGE_ERROR = /^Tagged field -?\d+ declares -?\d+ bytes but only -?\d+ remain$/;
+const FAULTS = [TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError];
+
+function isCrash(err) {
+  if (!(err instanceof Error)) return false;
+  if (err.code === 'OUT_OF_BOUNDS' && err.constructor && err.constructor.name === 'OutOfBoundsError') return false;
+  if (GenericError.isGenericError(err)) return false;
+  if (err instanceof RangeError && TAG_RANGE_ERROR.test(err.message)) return false;
+  return FAULTS.some((cls) => err instanceof cls);
+}
+
+// Where the exception was thrown: the first stack frame inside node_modules
+// (the library or its dependencies), as "package/path/file.js:line".
+function thrownAt(err) {
+  const stack = (err && typeof err.stack === 'string') ? err.stack.split('\n') : [];
+  for (const line of stack) {
+    const m = /node_modules\/(.+?):(\d+):\d+\)?\s*$/.exec(line);
+    if (m) return `${m[1]}:${m[2]}`;
+  }
+  return null;
+}
 
 function validateResponse(entry, frame) {
   // Connection#onData: `while (responseBuffer.length > INT32_SIZE)`, then the
@@ -109,9 +152,10 @@ function validateResponse(entry, frame) {
       return { result: 'ok' };
     }
     const name = err && err.constructor ? err.constructor.name : 'Error';
+    const where = thrownAt(err);
     return {
-      result: 'rejected',
-      error: `${entry.module}.parseResponse threw ${name}: ${err && err.message}`,
+      result: isCrash(err) ? 'crashed' : 'rejected',
+      error: `${entry.module}.parseResponse threw ${name}: ${err && err.message}${where ? ` (at ${where})` : ''}`,
       // Where the library's top-level reader stood when it threw.
       offset: start + reader.position
     };
