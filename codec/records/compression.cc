@@ -153,6 +153,17 @@ Error Gunzip(std::span<const uint8_t> in, const DecompressOptions& opt, std::vec
   zs.avail_in = static_cast<uInt>(in.size());
   CappedOutput out(v, opt.max_output, in.size());
   auto at = [&] { return in.size() - zs.avail_in; };
+  // zlib reports a fault where it stopped reading, which for a member's header is past
+  // it: a member that does not start with the magic 1f 8b (RFC 1952 2.3.1) is reported
+  // at its first byte. Checked at every member start (GZIPInputStream reads several).
+  auto bad_magic = [&](size_t m) {
+    return in.size() - m >= 2 && (in[m] != 0x1f || in[m + 1] != 0x8b);
+  };
+  auto magic_error = [&](size_t m) {
+    return CodecError(kCodec, m, absl::StrFormat("not a gzip member: magic %02x %02x, expected 1f 8b",
+                                                 in[m], in[m + 1]));
+  };
+  if (bad_magic(0)) return magic_error(0);
   for (;;) {
     if (!out.EnsureRoom()) return CapError(kCodec, at(), opt);
     const size_t room = std::min<size_t>(out.room(), UINT_MAX);
@@ -164,6 +175,7 @@ Error Gunzip(std::span<const uint8_t> in, const DecompressOptions& opt, std::vec
     if (ret == Z_STREAM_END) {
       if (zs.avail_in == 0) return {};
       // Another gzip member follows (GZIPInputStream reads concatenated members).
+      if (bad_magic(at())) return magic_error(at());
       if (inflateReset(&zs) != Z_OK) return CodecError(kCodec, at(), "inflateReset failed");
       continue;
     }

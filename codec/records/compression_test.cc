@@ -183,6 +183,24 @@ TEST(Compression, TrailingGarbageFails) {
   }
 }
 
+// A gzip member whose magic is wrong is reported at the member's first byte (zlib alone
+// would say where it stopped reading, past the header): the first member and a later one.
+// Regression: records/Produce/v9/request/gzip-corrupt (conformance/vectors/records.jsonl).
+TEST(Compression, GzipBadMagicAtTheMembersFirstByte) {
+  std::vector<uint8_t> z, out;
+  ASSERT_TRUE(Compress(Compression::kGzip, Sample(1000), &z).ok());
+  const size_t first = z.size();
+  ASSERT_TRUE(Compress(Compression::kGzip, Sample(1000, 2), &z).ok());
+  for (size_t member : {size_t{0}, first}) {
+    std::vector<uint8_t> bad = z;
+    bad[member + 1] = 0x8c;
+    const Error e = Decompress(Compression::kGzip, bad, {}, &out);
+    EXPECT_EQ(e.kind, ErrorKind::kCompressionError);
+    EXPECT_EQ(e.offset, member);
+    EXPECT_EQ(e.detail, "gzip: not a gzip member: magic 1f 8c, expected 1f 8b");
+  }
+}
+
 TEST(Compression, TruncationAtEveryOffsetFails) {
   for (Compression c : kCodecs) {
     std::vector<uint8_t> z;
