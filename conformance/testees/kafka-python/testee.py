@@ -28,6 +28,7 @@ import json
 import logging
 import os
 import re
+import struct
 import sys
 
 PROTOCOL = 1
@@ -238,6 +239,22 @@ def describe(exc):
     return text, kind
 
 
+def result_of(exc):
+    """'rejected' for kafka-python's own decode errors: ValueError (its types raise it
+    for a buffer underrun and wrap struct.error in it; UnicodeDecodeError is one),
+    struct.error, KafkaProtocolError, and this testee's Rejected. Any other exception (TypeError,
+    AttributeError, IndexError, MemoryError, RecursionError, ...) is a fault of
+    kafka-python's code, not a verdict on the bytes: 'crashed', a failure (protocol v1)."""
+    # kafka-python's client wraps a response's decode error in KafkaProtocolError
+    # ("Unable to decode response", kafka/protocol/parser.py): judge what it wraps.
+    while (type(exc).__name__ == "KafkaProtocolError"
+           and (exc.__cause__ or exc.__context__) is not None):
+        exc = exc.__cause__ or exc.__context__
+    if isinstance(exc, (Rejected, ValueError, struct.error)) or type(exc).__name__ == "KafkaProtocolError":
+        return "rejected"
+    return "crashed"
+
+
 def answer_request(kp, req):
     seq = req.get("seq")
     op = req.get("op")
@@ -253,9 +270,9 @@ def answer_request(kp, req):
         return {"seq": seq, "result": "rejected", "error": "bad frame hex: %s" % exc}
     try:
         decoded = kp.decode_frame(req, frame)
-    except Exception as exc:  # kafka-python's decoders raise ValueError and others
+    except Exception as exc:
         text, kind = describe(exc)
-        out = {"seq": seq, "result": "rejected", "error": text}
+        out = {"seq": seq, "result": result_of(exc), "error": text}
         if kind:
             out["kind"] = kind
         return out
@@ -265,7 +282,7 @@ def answer_request(kp, req):
         encoded = kp.encode_frame(req, decoded)
     except Exception as exc:
         text, _ = describe(exc)
-        return {"seq": seq, "result": "rejected",
+        return {"seq": seq, "result": result_of(exc),
                 "error": "decoded, but kafka-python cannot encode it again: " + text}
     return {"seq": seq, "result": "ok", "frame": encoded.hex()}
 
