@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -36,10 +37,74 @@ constexpr size_t kMaxAnswerBytes = size_t{256} << 20;
 constexpr size_t kStderrTail = 2048;
 // The hello waits at least this long: a testee may compile or load a runtime first.
 constexpr double kHelloSeconds = 60;
+// A testee whose stdout ended is given this long (at most --timeout) to exit before it
+// is killed, so that the report can say how it ended.
+constexpr double kExitGraceSeconds = 1;
+
+// Text from the testee made safe to print and to put in XML: control characters (but
+// tab and newline) and bytes that are not well-formed UTF-8 become '?'.
+std::string Clean(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    if (ok && n == 2) ok = c >= 0xc2;
+    if (ok && n == 3) {
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
+    }
+    if (ok && n == 4) {
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = c <= 0xf4 && !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
+    }
+    if (!ok || (n == 1 && ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f))) {
+      out += '?';
+      ++i;
+      continue;
+    }
+    out.append(s, i, n);
+    i += n;
+  }
+  return out;
+}
 
 std::string Shorten(std::string s, size_t n = 200) {
   if (s.size() > n) s = s.substr(0, n) + "...";
-  return s;
+  return Clean(s);
+}
+
+// Parses one answer line; a member repeated within one object (which a plain parse
+// would resolve silently, the last one winning) is reported in `*duplicate`.
+Json ParseAnswer(const std::string& line, std::string* duplicate) {
+  std::vector<std::set<std::string>> keys;
+  auto cb = [&](int, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) {
+      keys.emplace_back();
+    } else if (event == Json::parse_event_t::object_end) {
+      if (!keys.empty()) keys.pop_back();
+    } else if (event == Json::parse_event_t::key && !keys.empty() && parsed.is_string()) {
+      if (!keys.back().insert(parsed.get<std::string>()).second && duplicate->empty()) {
+        *duplicate = parsed.get<std::string>();
+      }
+    }
+    return true;
+  };
+  return Json::parse(line, cb, false);
+}
+
+// The testee's process group, for the signal handlers below (0: none).
+std::atomic<pid_t> g_testee_group{0};
+
+// SIGINT / SIGTERM / SIGHUP while a testee runs: kill its process group (which a
+// terminal's Ctrl-C does not reach: it has its own), then die of the signal.
+extern "C" void KillTesteeAndDie(int sig) {
+  const pid_t g = g_testee_group.load();
+  if (g > 0) kill(-g, SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 bool ParseHex(const std::string& hex, std::vector<uint8_t>& out) {
@@ -111,7 +176,7 @@ std::string ErrorOfAnswer(const Json& a) {
   if (auto it = a.find("offset"); it != a.end() && it->is_number()) where.push_back(absl::StrCat("at byte ", it->dump()));
   if (auto it = a.find("path"); it != a.end() && it->is_string()) where.push_back(absl::StrCat("in ", it->get<std::string>()));
   if (!where.empty()) absl::StrAppend(&s, s.empty() ? "" : " ", "[", absl::StrJoin(where, " "), "]");
-  return s;
+  return Clean(s);
 }
 
 std::string ExpectedError(const JsonlVector& v) {
@@ -159,10 +224,17 @@ class Process {
       dup2(out[1], 1);
       dup2(err[1], 2);
       signal(SIGPIPE, SIG_DFL);
-      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      // A simple command is exec'ed by the shell, so that the testee itself holds the
+      // pipes (its exit or closed stdout is seen at once) and its signal is reported.
+      const std::string run = command.find_first_of(";&|<>()`$=\n") == std::string::npos
+                                  ? "exec " + command
+                                  : command;
+      execl("/bin/sh", "sh", "-c", run.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     setpgid(pid, pid);
+    pgid_ = pid;
+    g_testee_group.store(pid);
     close(in[0]);
     close(out[1]);
     close(err[1]);
@@ -178,16 +250,33 @@ class Process {
   }
 
   // Sends `line` + '\n' and waits at most `timeout` seconds for one line of stdout.
-  Status Exchange(const std::string& line, double timeout, std::string& answer) {
+  // Lines that were already waiting, or that arrive before the whole request is
+  // written, answer no request: they are dropped and counted in `*extra`.
+  Status Exchange(const std::string& line, double timeout, std::string& answer, size_t* extra) {
+    *extra = 0;
+    for (size_t nl; (nl = out_buf_.find('\n')) != std::string::npos;) {
+      out_buf_.erase(0, nl + 1);
+      ++*extra;
+    }
     std::string pending = line + "\n";
-    size_t written = 0;
+    size_t written = 0, searched = 0;
     const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                              std::chrono::duration<double>(timeout));
     for (;;) {
-      if (size_t nl = out_buf_.find('\n'); nl != std::string::npos) {
-        answer = out_buf_.substr(0, nl);
-        out_buf_.erase(0, nl + 1);
-        return kLine;
+      const bool sent = written == pending.size() || in_ < 0;
+      if (sent) {
+        if (size_t nl = out_buf_.find('\n', searched); nl != std::string::npos) {
+          answer = out_buf_.substr(0, nl);
+          out_buf_.erase(0, nl + 1);
+          return kLine;
+        }
+        searched = out_buf_.size();
+      } else {
+        for (size_t nl; (nl = out_buf_.find('\n')) != std::string::npos;) {
+          out_buf_.erase(0, nl + 1);
+          ++*extra;
+        }
+        searched = 0;
       }
       if (out_buf_.size() > kMaxAnswerBytes) return kTooLong;
       if (out_ < 0) return kClosed;
@@ -195,13 +284,23 @@ class Process {
       int n = 0;
       fds[n++] = {out_, POLLIN, 0};
       if (err_ >= 0) fds[n++] = {err_, POLLIN, 0};
-      const bool writing = in_ >= 0 && written < pending.size();
-      if (writing) fds[n++] = {in_, POLLOUT, 0};
+      if (!sent) fds[n++] = {in_, POLLOUT, 0};
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left.count() <= 0) return kTimeout;
-      int r = poll(fds, n, static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30)));
+      // In slices, to notice a testee that exited while something it started (a child
+      // in its own session) still holds the pipes open.
+      int r = poll(fds, n, static_cast<int>(std::min<int64_t>(left.count() + 1, 200)));
       if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return r == 0 ? kTimeout : kClosed;
+      if (r < 0) return kClosed;
+      if (r == 0) {
+        int status = 0;
+        if (pid_ > 0 && waitpid(pid_, &status, WNOHANG) == pid_) {
+          pid_ = -1;
+          exit_ = Describe(status);
+          return kClosed;
+        }
+        continue;
+      }
       for (int i = 0; i < n; ++i) {
         if (fds[i].revents == 0) continue;
         if (fds[i].fd == in_) {
@@ -230,7 +329,10 @@ class Process {
   // Closes stdin and waits at most `timeout` seconds for the testee to exit; kills it
   // after. Returns how it ended ("exit status 0", "killed by signal 9", ...).
   std::string Finish(double timeout) {
-    if (pid_ <= 0) return exit_;
+    if (pid_ <= 0) {
+      Kill();
+      return exit_;
+    }
     if (in_ >= 0) close(in_);
     in_ = -1;
     const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -241,7 +343,7 @@ class Process {
       if (r == pid_) {
         pid_ = -1;
         exit_ = Describe(status);
-        DrainAndClose();
+        Kill();  // its group, and the pipes
         return exit_;
       }
       // Wait for output or the pipes' end; bounded, so a testee that keeps running
@@ -272,13 +374,17 @@ class Process {
       if (waitpid(pid_, &status, WNOHANG) == pid_) {
         exit_ = Describe(status);
       } else {
-        kill(-pid_, SIGKILL);
+        kill(-pgid_, SIGKILL);
         kill(pid_, SIGKILL);
         waitpid(pid_, &status, 0);
         exit_ = "killed";
       }
-      kill(-pid_, SIGKILL);  // whatever it left behind in its group
       pid_ = -1;
+    }
+    if (pgid_ > 0) {
+      kill(-pgid_, SIGKILL);  // whatever it left behind in its group
+      pgid_ = -1;
+      g_testee_group.store(0);
     }
     DrainAndClose();
   }
@@ -343,12 +449,13 @@ class Process {
 
   std::FILE* log_ = nullptr;
   pid_t pid_ = -1;
+  pid_t pgid_ = -1;
   int in_ = -1, out_ = -1, err_ = -1;
   std::string out_buf_, tail_, exit_;
 };
 
 std::string WithStderr(const Process& p) {
-  std::string t = p.StderrTail();
+  std::string t = Clean(p.StderrTail());
   if (t.empty()) return "";
   // Last few lines only.
   size_t pos = t.size();
@@ -367,15 +474,16 @@ std::string WithStderr(const Process& p) {
 bool Hello(Process& p, const TesteeOptions& o, TesteeReport& report, std::string& error) {
   const Json hello = {{"type", "hello"}, {"protocol", kTesteeProtocol}, {"format", 1}};
   std::string line;
+  size_t extra = 0;
   const double wait = std::max(o.timeout_seconds, kHelloSeconds);
-  switch (p.Exchange(hello.dump(), wait, line)) {
+  switch (p.Exchange(hello.dump(), wait, line, &extra)) {
     case Process::kLine: break;
     case Process::kTimeout:
       error = absl::StrCat("no answer to the hello within ", wait, " s");
       return false;
     case Process::kClosed:
     case Process::kTooLong:
-      p.Finish(o.timeout_seconds);  // reaps it: its exit status for the message
+      p.Finish(std::min(o.timeout_seconds, kExitGraceSeconds));  // reaps it: its exit status
       error = absl::StrCat("the testee ended before answering the hello (", p.exit_description(), ")",
                            WithStderr(p));
       return false;
@@ -414,8 +522,8 @@ bool Hello(Process& p, const TesteeOptions& o, TesteeReport& report, std::string
     return false;
   }
   if (report.operations.empty()) {
-    report.name = a.value("name", std::string());
-    report.version = a.value("version", std::string());
+    report.name = Clean(a.value("name", std::string()));
+    report.version = Clean(a.value("version", std::string()));
     report.operations = ops;
   } else if (ops != report.operations) {
     report.warnings.push_back("the restarted testee names other operations; the first hello's are used");
@@ -473,7 +581,8 @@ std::map<std::string, std::string> LoadIdList(const std::string& path,
   return out;
 }
 
-std::string XmlEscape(const std::string& s) {
+std::string XmlEscape(const std::string& text) {
+  const std::string s = Clean(text);
   std::string out;
   for (char c : s) {
     switch (c) {
@@ -717,6 +826,9 @@ TesteeReport RunTestee(const TesteeOptions& o) {
       }
     }
   }
+  if (report.errors.empty() && report.vectors.empty()) {
+    report.errors.push_back("no vector matches the filters: nothing was tested");
+  }
   if (!report.errors.empty()) return report;
 
   std::FILE* log = nullptr;
@@ -727,21 +839,32 @@ TesteeReport RunTestee(const TesteeOptions& o) {
       return report;
     }
   }
-  // A testee that closes its stdin early must not kill the runner.
-  struct sigaction ignore {}, old {};
+  // A testee that closes its stdin early must not kill the runner; a runner stopped by
+  // a signal takes its testee with it.
+  struct sigaction ignore {}, die {}, old_pipe {}, old_int {}, old_term {}, old_hup {};
   ignore.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ignore, &old);
+  die.sa_handler = KillTesteeAndDie;
+  sigaction(SIGPIPE, &ignore, &old_pipe);
+  sigaction(SIGINT, &die, &old_int);
+  sigaction(SIGTERM, &die, &old_term);
+  sigaction(SIGHUP, &die, &old_hup);
 
   Process p(log);
   bool started = false;  // a live testee that answered the hello
-  bool stopped = false;  // too many restarts, or it never started
-  auto start = [&]() -> bool {
+  bool stopped = false;  // it never started, or failed again after max_restarts restarts
+  size_t extra_answers = 0;
+  std::string first_extra;
+  // Starts the testee (a restart after a fault when `restart`); false when stopped.
+  auto start = [&](bool restart) -> bool {
     for (;;) {
-      if (report.restarts > o.max_restarts) {
-        report.errors.push_back(absl::StrCat("the testee was restarted ", o.max_restarts,
-                                             " times; the remaining vectors are not run"));
-        stopped = true;
-        return false;
+      if (restart) {
+        if (report.restarts >= o.max_restarts) {
+          report.errors.push_back(absl::StrCat("the testee failed again after ", report.restarts,
+                                               " restart(s); the remaining vectors are not run"));
+          stopped = true;
+          return false;
+        }
+        ++report.restarts;
       }
       std::string error;
       if (p.Start(o.command, error) && Hello(p, o, report, error)) {
@@ -755,10 +878,10 @@ TesteeReport RunTestee(const TesteeOptions& o) {
         return false;
       }
       report.faults.push_back(absl::StrCat("restart failed: ", error));
-      ++report.restarts;
+      restart = true;
     }
   };
-  start();
+  start(false);
 
   uint64_t seq = 0;
   for (size_t i = 0; i < report.vectors.size(); ++i) {
@@ -768,10 +891,7 @@ TesteeReport RunTestee(const TesteeOptions& o) {
     for (const std::string& op : OperationsFor(v, report.operations)) {
       OpResult r;
       r.op = op;
-      if (!stopped && !started) {
-        ++report.restarts;
-        start();
-      }
+      if (!stopped && !started) start(true);
       if (stopped) {
         r.verdict = "not run";
         r.detail = "the testee is not running";
@@ -780,19 +900,30 @@ TesteeReport RunTestee(const TesteeOptions& o) {
       }
       const uint64_t want_seq = ++seq;
       std::string line;
-      switch (p.Exchange(RequestFor(v, op, want_seq).dump(), o.timeout_seconds, line)) {
+      size_t extra = 0;
+      const Process::Status status =
+          p.Exchange(RequestFor(v, op, want_seq).dump(), o.timeout_seconds, line, &extra);
+      if (extra > 0) {
+        if (extra_answers == 0) first_extra = absl::StrCat("before seq ", want_seq, " (", v.id, " ", op, ")");
+        extra_answers += extra;
+      }
+      switch (status) {
         case Process::kLine: {
-          Json a = Json::parse(line, nullptr, false);
+          std::string duplicate;
+          Json a = ParseAnswer(line, &duplicate);
+          r.answer = "garbage";
+          r.verdict = "fail";
           if (!a.is_object()) {
-            r.verdict = "fail";
-            r.answer = "garbage";
             r.detail = absl::StrCat("the answer is not a JSON object: ", Shorten(line));
-          } else if (!a.contains("seq") || a["seq"] != want_seq) {
-            r.verdict = "fail";
-            r.answer = "garbage";
-            r.detail = absl::StrCat("the answer is for seq ", a.contains("seq") ? a["seq"].dump() : "(none)",
+          } else if (!a.contains("seq") || !(a["seq"].is_number_integer() || a["seq"].is_number_unsigned()) ||
+                     a["seq"] != want_seq) {
+            r.detail = absl::StrCat("the answer is for seq ", a.contains("seq") ? Shorten(a["seq"].dump()) : "(none)",
                                     ", not ", want_seq);
+          } else if (!duplicate.empty()) {
+            r.detail = absl::StrCat("the answer repeats the member \"", Shorten(duplicate), "\"");
           } else {
+            r.answer.clear();
+            r.verdict.clear();
             JudgeAnswer(v, op, a, r);
           }
           break;
@@ -802,7 +933,7 @@ TesteeReport RunTestee(const TesteeOptions& o) {
           started = false;
           r.verdict = "fail";
           r.answer = "timeout";
-          r.detail = absl::StrCat("no answer within ", o.timeout_seconds, " s (killed, restarted)", WithStderr(p));
+          r.detail = absl::StrCat("no answer within ", o.timeout_seconds, " s (killed)", WithStderr(p));
           report.faults.push_back(absl::StrCat(v.id, " ", op, ": ", r.detail));
           break;
         case Process::kTooLong:
@@ -810,20 +941,18 @@ TesteeReport RunTestee(const TesteeOptions& o) {
           started = false;
           r.verdict = "fail";
           r.answer = "garbage";
-          r.detail = absl::StrCat("an answer line longer than ", kMaxAnswerBytes >> 20,
-                                  " MiB (killed, restarted)");
+          r.detail = absl::StrCat("an answer line longer than ", kMaxAnswerBytes >> 20, " MiB (killed)");
           report.faults.push_back(absl::StrCat(v.id, " ", op, ": ", r.detail));
           break;
-        case Process::kClosed: {
-          p.Finish(o.timeout_seconds);  // reaps it (its exit status for the report)
+        case Process::kClosed:
+          p.Finish(std::min(o.timeout_seconds, kExitGraceSeconds));  // its exit status, if it ends
           started = false;
           r.verdict = "fail";
           r.answer = "died";
-          r.detail = absl::StrCat("the testee ended before answering (", p.exit_description(),
-                                  "; restarted)", WithStderr(p));
+          r.detail = absl::StrCat("the testee ended before answering (", p.exit_description(), ")",
+                                  WithStderr(p));
           report.faults.push_back(absl::StrCat(v.id, " ", op, ": ", r.detail));
           break;
-        }
       }
       res.ops.push_back(std::move(r));
     }
@@ -860,7 +989,19 @@ TesteeReport RunTestee(const TesteeOptions& o) {
       report.warnings.push_back(absl::StrCat("at the end the testee ", end, WithStderr(p)));
     }
   }
-  sigaction(SIGPIPE, &old, nullptr);
+  p.Kill();
+  if (extra_answers > 0) {
+    report.errors.push_back(absl::StrCat("the testee wrote ", extra_answers,
+                                         " answer line(s) that answer no request, first ", first_extra,
+                                         ": one answer per request, after reading it whole"));
+  }
+  if (!report.results.empty() && report.Count(TesteeOutcome::kUnsupported) == report.results.size()) {
+    report.warnings.push_back("every answer was `unsupported`: nothing was tested");
+  }
+  sigaction(SIGPIPE, &old_pipe, nullptr);
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
   if (log != nullptr) std::fclose(log);
   return report;
 }
@@ -897,7 +1038,8 @@ std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
                               r.Count(TesteeOutcome::kExpectedFailure, c),
                               r.Count(TesteeOutcome::kUnexpectedPass, c), r.Count(TesteeOutcome::kNotRun, c)));
   }
-  for (const std::string& e : r.errors) absl::StrAppend(&out, "\nerror: ", e);
+  for (size_t i = 0; i < r.errors.size() && i < 20; ++i) absl::StrAppend(&out, "\nerror: ", r.errors[i]);
+  if (r.errors.size() > 20) absl::StrAppend(&out, "\n... and ", r.errors.size() - 20, " more errors (--json has all)");
   if (!r.faults.empty()) {
     absl::StrAppend(&out, "\n", r.faults.size(), " testee fault(s), ", r.restarts, " restart(s):");
     for (size_t i = 0; i < r.faults.size() && i < 10; ++i) absl::StrAppend(&out, "\n  ", r.faults[i]);

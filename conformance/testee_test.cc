@@ -273,7 +273,8 @@ TEST_F(RunTest, DyingTesteeIsRestartedThenTheRunStops) {
   EXPECT_EQ(r.Count(TesteeOutcome::kFail), 3u);  // the first start and two restarts
   EXPECT_EQ(r.Count(TesteeOutcome::kNotRun), 1u);
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_TRUE(absl::StrContains(r.errors[0], "restarted 2 times")) << r.errors[0];
+  EXPECT_TRUE(absl::StrContains(r.errors[0], "failed again after 2 restart(s)")) << r.errors[0];
+  EXPECT_EQ(r.restarts, 2);
 }
 
 TEST_F(RunTest, HangingTesteeTimesOut) {
@@ -289,6 +290,52 @@ TEST_F(RunTest, HangingTesteeTimesOut) {
   EXPECT_EQ(r.results[1].ops[0].answer, "timeout");
   EXPECT_EQ(r.faults.size(), 2u);
   EXPECT_TRUE(r.ok() == false);
+}
+
+TEST_F(RunTest, ExtraAnswerLinesFailTheRunAndShiftNothing) {
+  // Answers seq 1 twice: the second copy must not be taken as the answer to seq 2.
+  options_.command = Script("['validate']",
+                            "(json.dumps(dict(result='ok', seq=1)) + chr(10) + json.dumps(dict(result='ok', seq=1))) "
+                            "if q['seq'] == 1 else {'result': 'ok'}");
+  options_.categories = {"minimal", "rich"};
+  TesteeReport r = RunTestee(options_);
+  EXPECT_EQ(r.Count(TesteeOutcome::kPass), 2u);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(r.errors[0], "1 answer line(s) that answer no request, first before seq 2"))
+      << r.errors[0];
+  EXPECT_FALSE(r.ok());
+}
+
+TEST_F(RunTest, RepeatedMembersAndNonIntegerSeqAreGarbage) {
+  options_.command = Script("['validate']",
+                            "'{\"seq\": %d, \"result\": \"ok\", \"result\": \"rejected\"}' % q['seq'] "
+                            "if q['seq'] == 1 else '{\"seq\": %d.0, \"result\": \"ok\"}' % q['seq']");
+  options_.categories = {"minimal", "rich"};
+  TesteeReport r = RunTestee(options_);
+  ASSERT_EQ(r.results.size(), 2u);
+  EXPECT_EQ(r.results[0].ops[0].detail, "the answer repeats the member \"result\"");
+  EXPECT_EQ(r.results[1].ops[0].detail, "the answer is for seq 2.0, not 2");
+}
+
+TEST_F(RunTest, NothingSelectedFails) {
+  options_.command = Script("['validate']", "{'result': 'ok'}");
+  options_.versions = {99};
+  TesteeReport r = RunTestee(options_);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0], "no vector matches the filters: nothing was tested");
+  EXPECT_FALSE(r.ok());
+}
+
+TEST_F(RunTest, ACrashIsReportedWithItsSignal) {
+  // A simple command is exec'ed, so the report names the signal, not the shell's status.
+  std::ofstream(dir_ / "segv.sh") << "read l\n"
+                                  << "echo '{\"type\":\"hello\",\"protocol\":1,\"operations\":[\"validate\"]}'\n"
+                                  << "read l\nkill -SEGV $$\n";
+  options_.command = absl::StrCat("sh ", (dir_ / "segv.sh").string());
+  options_.categories = {"minimal"};
+  TesteeReport r = RunTestee(options_);
+  ASSERT_EQ(r.results.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(r.results[0].ops[0].detail, "killed by signal 11")) << r.results[0].ops[0].detail;
 }
 
 TEST_F(RunTest, TesteeThatNeverStarts) {

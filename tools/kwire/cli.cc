@@ -181,8 +181,10 @@ constexpr const char* kConformanceUsage =
     "conformance/FORMAT.md) against the program CMD (run with /bin/sh -c), which speaks\n"
     "the testee protocol version 1 on stdin/stdout (conformance/README.md, \"Testing\n"
     "another implementation\"): decode, encode, roundtrip, validate, each answered ok,\n"
-    "rejected or unsupported. Prints passed / failed / unsupported per category; exits 1\n"
-    "on a failure, an unexpected pass or a testee fault. `kwire testee` is kwire's own.\n"
+    "rejected, unsupported or crashed (a failure). Prints passed / failed / unsupported per\n"
+    "category; exits 1 on a failure, an unexpected pass, a testee fault (garbage, extra\n"
+    "answers, timeouts, exits) or when no vector matches the filters; 2 on usage errors.\n"
+    "`kwire testee` is kwire's own.\n"
     "  --testee CMD              the program to test\n"
     "  --category LIST           minimal (sets minimal, minimal-removed, seeds), rich,\n"
     "                            negative, records; comma-separated (default: all)\n"
@@ -925,10 +927,15 @@ int ConformanceTestee(const Args& a, const std::string& dir, std::ostream& out,
   conformance::TesteeOptions o;
   o.dir = dir;
   if (auto t = a.Get("testee")) o.command = *t;
-  auto list = [](const std::string& s) { return absl::StrSplit(s, ',', absl::SkipEmpty()); };
+  // A comma-separated option value; empty items (`--api ''`, `a,,b`) are usage errors.
+  bool bad_list = false;
+  auto list = [&](const std::string& s) {
+    std::vector<std::string> items = absl::StrSplit(s, ',');
+    for (const std::string& item : items) bad_list |= item.empty();
+    return items;
+  };
   if (auto c = a.Get("category")) {
-    for (absl::string_view x : list(*c)) {
-      const std::string name(x);
+    for (const std::string& name : list(*c)) {
       const auto& all = conformance::Categories();
       if (std::find(all.begin(), all.end(), name) == all.end()) {
         u.Fail("unknown category '" + name + "' (minimal, rich, negative, records)");
@@ -938,28 +945,40 @@ int ConformanceTestee(const Args& a, const std::string& dir, std::ostream& out,
     }
   }
   if (auto k = a.Get("api")) {
-    for (absl::string_view x : list(*k)) {
+    for (const std::string& x : list(*k)) {
       const ApiInfo* api = nullptr;
-      if (!ResolveApi(std::string(x), api, u)) return kExitUsage;
+      if (x.empty()) continue;
+      if (!ResolveApi(x, api, u)) return kExitUsage;
       o.api_keys.insert(api->api_key);
     }
   }
   if (auto v = a.Get("version")) {
-    for (absl::string_view x : list(*v)) {
-      auto n = ParseNumber(std::string(x));
+    for (const std::string& x : list(*v)) {
+      if (x.empty()) continue;
+      auto n = ParseNumber(x);
       if (!n || *n < 0 || *n > INT16_MAX) {
-        u.Fail("--version takes version numbers, not '" + std::string(x) + "'");
+        u.Fail("--version takes version numbers, not '" + x + "'");
         return kExitUsage;
       }
       o.versions.insert(static_cast<int16_t>(*n));
     }
+  }
+  if (bad_list) {
+    u.Fail("--category, --api and --version take comma-separated values, none empty");
+    return kExitUsage;
   }
   if (auto d = a.Get("direction")) {
     Direction dir_value;
     if (!ResolveDirection(*d, dir_value, u)) return kExitUsage;
     o.request = dir_value == Direction::kRequest;
   }
-  if (auto p = a.Get("id")) o.id_prefixes.push_back(*p);
+  if (auto p = a.Get("id")) {
+    if (p->empty()) {
+      u.Fail("--id takes a non-empty prefix");
+      return kExitUsage;
+    }
+    o.id_prefixes.push_back(*p);
+  }
   o.lenient = a.flags.count("lenient") > 0;
   if (auto t = a.Get("timeout")) {
     double seconds = 0;
@@ -988,6 +1007,24 @@ int ConformanceTestee(const Args& a, const std::string& dir, std::ostream& out,
   if (o.command.empty()) {
     u.Fail("--testee needs a command");
     return kExitUsage;
+  }
+  bool any_jsonl = false;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    any_jsonl |= it->path().extension() == ".jsonl";
+  }
+  if (!any_jsonl) {
+    u.Fail("no *.jsonl vector files in " + dir);
+    return kExitUsage;
+  }
+  // Report files are checked before the run, not found unwritable after it.
+  for (const char* option : {"junit", "json", "testee-log"}) {
+    if (auto f = a.Get(option)) {
+      std::ofstream probe(*f, std::ios::app);
+      if (!probe) {
+        u.Fail(absl::StrCat("--", option, ": cannot write ", *f));
+        return kExitUsage;
+      }
+    }
   }
   out.flush();
   const conformance::TesteeReport report = conformance::RunTestee(o);
