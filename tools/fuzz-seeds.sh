@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the generated seeds of corpus/ (files named min-*, seed-*, rand-*, gen-*;
+# Regenerates the generated seeds of corpus/ (files named min-*, seed-*, rand-*, gen-*, rec-*;
 # see fuzz/seedgen.cc) from conformance/vectors and the codec, in the g++ replay tree
 # build/fuzzreplay. Hand-added seeds and corpus/regressions/ are left alone. Run after
 # a definition change and commit the result.
@@ -8,7 +8,7 @@ set -euo pipefail
 case "${1:-}" in
   -h|--help)
     echo "Usage: tools/fuzz-seeds.sh [-h|--help]"
-    echo "Regenerates the generated seeds of corpus/ (min-*, seed-*, rand-*, gen-*) with"
+    echo "Regenerates the generated seeds of corpus/ (min-*, seed-*, rand-*, gen-*, rec-*) with"
     echo "kwire_fuzz_seedgen, built in build/fuzzreplay; commit the result."
     exit 0 ;;
   "") ;;
