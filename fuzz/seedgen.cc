@@ -269,6 +269,42 @@ void FrameCorpora(const fs::path& corpus, const fs::path& vectors) {
     ++n;
   }
   std::printf("seedgen: records.jsonl frames longer than max_len left out: %zu\n", skipped);
+  // Frames that fail in the size prefix, after the body, or inside the body of an API
+  // with sensitive fields (the explanation then hides the undecoded bytes).
+  auto resize = [](Bytes f, size_t size) {
+    f.resize(size);
+    const uint32_t body = static_cast<uint32_t>(size - 4);
+    f[0] = static_cast<uint8_t>(body >> 24);
+    f[1] = static_cast<uint8_t>(body >> 16);
+    f[2] = static_cast<uint8_t>(body >> 8);
+    f[3] = static_cast<uint8_t>(body);
+    return f;
+  };
+  std::map<std::string, bool> sensitive_done;
+  for (const Vector& v : ReadVectors(vectors)) {
+    const ApiInfo* api = FindApi(v.key);
+    if (api == nullptr || v.frame.size() < 8) continue;
+    const Direction d = v.request ? Direction::kRequest : Direction::kResponse;
+    std::vector<std::pair<std::string, Bytes>> out;
+    if (v.key == 18 && v.version == 0) {
+      Bytes neg = v.frame;
+      neg[0] = neg[1] = neg[2] = 0xff;
+      neg[3] = 0xfe;
+      out.push_back({"negative-size", neg});
+      out.push_back({"trailing-bytes", resize(v.frame, v.frame.size() + 3)});
+    }
+    const std::string key = absl::StrFormat("%s-%d", v.api, v.request);
+    if (api->ops(d).spec->has_sensitive && !sensitive_done[key]) {
+      sensitive_done[key] = true;
+      out.push_back({"sensitive-cut", resize(v.frame, v.frame.size() - 1)});
+    }
+    for (const auto& [what, frame] : out) {
+      Vector g = v;
+      g.frame = frame;
+      g.api = absl::StrFormat("%s-%s", what, v.api);
+      emit("gen", g);
+    }
+  }
   for (const ApiInfo& api : AllApis()) {
     for (Direction d : {Direction::kRequest, Direction::kResponse}) {
       const VersionRange r = api.ops(d).spec->valid;
@@ -766,6 +802,27 @@ void RecordErrorSeeds(Emit& emit, Batch& batch, const BatchHeader& h,
     Bytes overruns = LegacyMessage(1, 0, 0, &k, &v);
     PutBe32(overruns, overruns.size() - v.size() - 4, 100);
     wrap("inner-value-overruns", overruns);
+  }
+  // magic 0 LZ4 with a frame descriptor carrying content size and dictionary id: the
+  // header checksum repair hashes 18 bytes (xxHash32's 16-byte stripes).
+  {
+    const std::string k = "k", v = "value";
+    const Bytes inner0 = LegacyMessage(0, 0, 0, &k, &v);
+    const Bytes f = Compressed(Compression::kLz4, inner0);
+    // FLG: version 01, independent blocks, content size, dictionary id; BD as written.
+    Bytes head = {0x04, 0x22, 0x4d, 0x18, 0x69, f[5]};
+    for (int i = 0; i < 8; ++i) head.push_back(i == 0 ? static_cast<uint8_t>(inner0.size()) : 0);
+    for (int i = 0; i < 4; ++i) head.push_back(0);
+    head.push_back(static_cast<uint8_t>(
+        compression_internal::XxHash32(head.data(), head.size(), 0) >> 8));
+    const size_t hs = 4 + 2 + ((f[4] & 0x08) ? 8 : 0) + ((f[4] & 0x01) ? 4 : 0) + 1;
+    const Bytes z = Cat({head, Bytes(f.begin() + static_cast<ptrdiff_t>(hs), f.end())});
+    emit("legacy-v0-lz4-dict-id", {Legacy(0, 3, 0, &z)});
+  }
+  // More batches than the explanation shows (1000): 1001 empty batches, 61 KB.
+  {
+    std::vector<Bytes> empties(1001, Bytes(EmptyRecordBatch().begin(), EmptyRecordBatch().end()));
+    emit("v2-1001-empty-batches", empties, 0x06);
   }
   // -- v2 batch faults outside the records.
   emit("v2-codec-5", {RawV2(5, n3, plain)});
