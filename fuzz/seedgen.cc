@@ -40,6 +40,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <sstream>
@@ -280,6 +281,54 @@ void FrameCorpora(const fs::path& corpus, const fs::path& vectors) {
     f[3] = static_cast<uint8_t>(body);
     return f;
   };
+  // Hand-laid ApiVersions frames (key 18): tagged fields out of order and duplicated
+  // (request v3), a known tagged field whose declared size is larger / smaller than its
+  // value (response v3, FinalizedFeaturesEpoch, tag 1, int64), and a long client id of
+  // two-byte characters (the explanation shortens it at a character boundary).
+  auto laid = [&](const std::string& name, bool request, int16_t version,
+                  const std::function<void(Writer&)>& body) {
+    Writer w;
+    body(w);
+    const auto b = w.Release();
+    Vector g{18, name, version, request, {}};
+    Bytes f(4, 0);
+    f.insert(f.end(), b.begin(), b.end());
+    g.frame = resize(f, f.size());
+    emit("gen", g);
+  };
+  auto v3_request = [](Writer& w, const Bytes& tags) {
+    w.WriteInt16(18);
+    w.WriteInt16(3);
+    w.WriteInt32(7);
+    w.WriteInt16(0);  // client_id ""
+    w.WriteUint8(0);  // header tagged fields
+    w.WriteRaw("\x02" "a" "\x02" "b", 4);
+    w.WriteRaw(tags.data(), tags.size());
+  };
+  laid("tags-out-of-order-ApiVersions", true, 3,
+       [&](Writer& w) { v3_request(w, {2, 5, 0, 3, 0}); });
+  laid("tags-duplicate-ApiVersions", true, 3, [&](Writer& w) { v3_request(w, {2, 5, 1, 9, 5, 0}); });
+  auto v3_response = [](Writer& w, uint8_t declared, size_t value_bytes) {
+    w.WriteInt32(7);   // correlation id (response header v0)
+    w.WriteInt16(0);   // error code
+    w.WriteUint8(1);   // ApiKeys: empty compact array
+    w.WriteInt32(0);   // throttle
+    w.WriteUint8(1);   // one tagged field
+    w.WriteUint8(1);   // tag 1: FinalizedFeaturesEpoch
+    w.WriteUint8(declared);
+    for (size_t i = 0; i < value_bytes; ++i) w.WriteUint8(static_cast<uint8_t>(i));
+  };
+  laid("tag-size-above-value-ApiVersions", false, 3, [&](Writer& w) { v3_response(w, 9, 9); });
+  laid("tag-size-below-value-ApiVersions", false, 3, [&](Writer& w) { v3_response(w, 7, 8); });
+  laid("long-client-id-ApiVersions", true, 0, [&](Writer& w) {
+    std::string id;
+    for (int i = 0; i < 200; ++i) id += "\xc3\xa9";  // é
+    w.WriteInt16(18);
+    w.WriteInt16(0);
+    w.WriteInt32(7);
+    w.WriteInt16(static_cast<int16_t>(id.size()));
+    w.WriteRaw(id);
+  });
   std::map<std::string, bool> sensitive_done;
   for (const Vector& v : ReadVectors(vectors)) {
     const ApiInfo* api = FindApi(v.key);
