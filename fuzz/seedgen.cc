@@ -305,6 +305,21 @@ void FrameCorpora(const fs::path& corpus, const fs::path& vectors) {
     w.WriteRaw("\x02" "a" "\x02" "b", 4);
     w.WriteRaw(tags.data(), tags.size());
   };
+  // ClientSoftwareName not UTF-8: a sequence cut by the string's end, above U+10FFFF.
+  auto bad_name = [&](std::string_view name) {
+    return [&, name](Writer& w) {
+      w.WriteInt16(18);
+      w.WriteInt16(3);
+      w.WriteInt32(7);
+      w.WriteInt16(0);
+      w.WriteUint8(0);
+      w.WriteUvarint(static_cast<uint32_t>(name.size() + 1));
+      w.WriteRaw(name);
+      w.WriteRaw("\x02" "b" "\x00", 3);
+    };
+  };
+  laid("utf8-cut-sequence-ApiVersions", true, 3, bad_name("ab\xe2\x82"));
+  laid("utf8-above-10ffff-ApiVersions", true, 3, bad_name("a\xf4\x90\x80\x80"));
   laid("tags-out-of-order-ApiVersions", true, 3,
        [&](Writer& w) { v3_request(w, {2, 5, 0, 3, 0}); });
   laid("tags-duplicate-ApiVersions", true, 3, [&](Writer& w) { v3_request(w, {2, 5, 1, 9, 5, 0}); });
