@@ -36,6 +36,7 @@
 //                           record and control-record faults (strict and with the
 //                           Java quirks); rec-*: the records fields of records.jsonl
 // Deterministic: the same definitions give the same bytes.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -270,6 +271,30 @@ void FrameCorpora(const fs::path& corpus, const fs::path& vectors) {
     ++n;
   }
   std::printf("seedgen: records.jsonl frames longer than max_len left out: %zu\n", skipped);
+  // A gzip batch in a Produce frame whose records count (1,000,000, under max_records)
+  // needs more Record objects than half the frame decoder's allocation budget: refused
+  // before decompressing. CRC-32C recomputed.
+  for (const RecordsVector& rv : ReadRecordsVectors(vectors / "records.jsonl")) {
+    if (rv.v.api != "Produce" || rv.v.version != 9 || rv.name != "gzip" || rv.records.empty()) {
+      continue;
+    }
+    const Bytes& field = rv.records[0];
+    Bytes f = rv.v.frame;
+    const auto at = std::search(f.begin(), f.end(), field.begin(), field.end());
+    if (at == f.end() || field.size() < 61) break;
+    const size_t b = static_cast<size_t>(at - f.begin());
+    const uint32_t count = 1000000;
+    for (int i = 0; i < 4; ++i) f[b + 57 + i] = static_cast<uint8_t>(count >> (24 - 8 * i));
+    const size_t batch_end = b + 12 + (uint32_t{f[b + 8]} << 24 | uint32_t{f[b + 9]} << 16 |
+                                       uint32_t{f[b + 10]} << 8 | uint32_t{f[b + 11]});
+    const uint32_t crc = Crc32c(f.data() + b + 21, batch_end - b - 21);
+    for (int i = 0; i < 4; ++i) f[b + 17 + i] = static_cast<uint8_t>(crc >> (24 - 8 * i));
+    Vector g = rv.v;
+    g.frame = f;
+    g.api = "records-count-over-budget-Produce";
+    emit("gen", g);
+    break;
+  }
   // Frames that fail in the size prefix, after the body, or inside the body of an API
   // with sensitive fields (the explanation then hides the undecoded bytes).
   auto resize = [](Bytes f, size_t size) {
