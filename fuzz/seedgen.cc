@@ -360,6 +360,19 @@ void FrameCorpora(const fs::path& corpus, const fs::path& vectors) {
   };
   laid("tag-size-above-value-ApiVersions", false, 3, [&](Writer& w) { v3_response(w, 9, 9); });
   laid("tag-size-below-value-ApiVersions", false, 3, [&](Writer& w) { v3_response(w, 7, 8); });
+  // Client ids the explanation escapes: control characters, quote, backslash, a C1
+  // control (U+0085), and a byte that is not UTF-8.
+  for (const auto& [name, id] : std::vector<std::pair<std::string, std::string>>{
+           {"client-id-escapes-ApiVersions", "a\n\r\t\\\"\x01\x7f\xc2\x85z"},
+           {"client-id-not-utf8-ApiVersions", "a\xff\xc3" "b"}}) {
+    laid(name, true, 0, [&, id = id](Writer& w) {
+      w.WriteInt16(18);
+      w.WriteInt16(0);
+      w.WriteInt32(7);
+      w.WriteInt16(static_cast<int16_t>(id.size()));
+      w.WriteRaw(id);
+    });
+  }
   laid("long-client-id-ApiVersions", true, 0, [&](Writer& w) {
     std::string id;
     for (int i = 0; i < 200; ++i) id += "\xc3\xa9";  // é
