@@ -820,10 +820,19 @@ TesteeReport RunTestee(const TesteeOptions& o) {
   report.vectors = LoadJsonlVectors(o, report.errors, &report.left_out_lenient, &all_ids);
   if (!o.expected_failures.empty()) {
     expected = LoadIdList(o.expected_failures, report.errors);
+    std::set<std::string> selected;
+    for (const JsonlVector& v : report.vectors) selected.insert(v.id);
+    size_t not_selected = 0;
     for (const auto& [id, reason] : expected) {
       if (!all_ids.count(id)) {
         report.warnings.push_back(absl::StrCat(o.expected_failures, ": ", id, " is no vector"));
+      } else if (!selected.count(id)) {
+        ++not_selected;
       }
+    }
+    if (not_selected > 0) {
+      report.warnings.push_back(absl::StrCat(not_selected, " listed expected failure(s) not run: left out by ",
+                                             o.lenient ? "--lenient or " : "", "the filters"));
     }
   }
   if (report.errors.empty() && report.vectors.empty()) {

@@ -241,6 +241,11 @@ TEST_F(RunTest, ExpectedFailuresAndUnexpectedPasses) {
   EXPECT_FALSE(r.ok());
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_TRUE(absl::StrContains(r.warnings[0], "no/such/vector is no vector")) << r.warnings[0];
+  // A listed vector the filters leave out is said to be not run.
+  options_.categories = {"negative"};
+  r = RunTestee(options_);
+  ASSERT_EQ(r.warnings.size(), 2u);
+  EXPECT_EQ(r.warnings[1], "1 listed expected failure(s) not run: left out by --lenient or the filters");
 }
 
 TEST_F(RunTest, UnsupportedIsCountedApart) {
