@@ -22,6 +22,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "codec/wire/utf8.h"
 #include "tools/json/json.h"
 
 namespace kwire::conformance {
@@ -47,26 +48,16 @@ std::string Clean(const std::string& s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-    bool ok = n > 0 && i + n <= s.size();
-    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-    if (ok && n == 2) ok = c >= 0xc2;
-    if (ok && n == 3) {
-      const auto c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
+    // The codec's own UTF-8 check (codec/wire/utf8.h) finds the next ill-formed byte.
+    const size_t bad = i + FindInvalidUtf8(std::string_view(s).substr(i));
+    for (; i < bad; ++i) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      out += (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : s[i];
     }
-    if (ok && n == 4) {
-      const auto c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = c <= 0xf4 && !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
-    }
-    if (!ok || (n == 1 && ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f))) {
+    if (i < s.size()) {
       out += '?';
       ++i;
-      continue;
     }
-    out.append(s, i, n);
-    i += n;
   }
   return out;
 }
@@ -910,6 +901,16 @@ TesteeReport RunTestee(const TesteeOptions& o) {
       const uint64_t want_seq = ++seq;
       std::string line;
       size_t extra = 0;
+      // A fault of the process: the operation fails, the testee is stopped (restarted
+      // for the next operation) and the fault is listed.
+      auto fault = [&](const char* answer, std::string detail, bool stderr_tail) {
+        p.Kill();
+        started = false;
+        r.verdict = "fail";
+        r.answer = answer;
+        r.detail = stderr_tail ? absl::StrCat(detail, WithStderr(p)) : std::move(detail);
+        report.faults.push_back(absl::StrCat(v.id, " ", op, ": ", r.detail));
+      };
       const Process::Status status =
           p.Exchange(RequestFor(v, op, want_seq).dump(), o.timeout_seconds, line, &extra);
       if (extra > 0) {
@@ -938,29 +939,15 @@ TesteeReport RunTestee(const TesteeOptions& o) {
           break;
         }
         case Process::kTimeout:
-          p.Kill();
-          started = false;
-          r.verdict = "fail";
-          r.answer = "timeout";
-          r.detail = absl::StrCat("no answer within ", o.timeout_seconds, " s (killed)", WithStderr(p));
-          report.faults.push_back(absl::StrCat(v.id, " ", op, ": ", r.detail));
+          fault("timeout", absl::StrCat("no answer within ", o.timeout_seconds, " s (killed)"), true);
           break;
         case Process::kTooLong:
-          p.Kill();
-          started = false;
-          r.verdict = "fail";
-          r.answer = "garbage";
-          r.detail = absl::StrCat("an answer line longer than ", kMaxAnswerBytes >> 20, " MiB (killed)");
-          report.faults.push_back(absl::StrCat(v.id, " ", op, ": ", r.detail));
+          fault("garbage", absl::StrCat("an answer line longer than ", kMaxAnswerBytes >> 20, " MiB (killed)"),
+                false);
           break;
         case Process::kClosed:
           p.Finish(std::min(o.timeout_seconds, kExitGraceSeconds));  // its exit status, if it ends
-          started = false;
-          r.verdict = "fail";
-          r.answer = "died";
-          r.detail = absl::StrCat("the testee ended before answering (", p.exit_description(), ")",
-                                  WithStderr(p));
-          report.faults.push_back(absl::StrCat(v.id, " ", op, ": ", r.detail));
+          fault("died", absl::StrCat("the testee ended before answering (", p.exit_description(), ")"), true);
           break;
       }
       res.ops.push_back(std::move(r));
