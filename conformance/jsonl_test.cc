@@ -182,7 +182,7 @@ TEST(JsonlVectors, KwireAgreesWithTheReference) {
   for (const auto& [id, reason] : expected) ADD_FAILURE() << "listed vector " << id << " not found";
   EXPECT_EQ(accepted + rejected, lines.size());
   // The known disagreements (conformance/jsonl_expected_failures.txt), all rejects.
-  EXPECT_EQ(expected_failed, 31u);
+  EXPECT_EQ(expected_failed, 0u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
+#include "codec/schema/fill.h"
 
 namespace kwire::fuzz {
 namespace {
@@ -132,9 +133,9 @@ bool MutateStructure(Mutator& mu, Parsed& p) {
   p.version = PickVersion(mu, ops.spec->valid, ops.spec->valid.hi);
   p.body.emplace(ops);
   if (mu.Chance(50)) {
-    ops.fill_random(mu.rng, p.version, p.body->raw());
+    FillRandom(mu.rng, p.version, *p.body);
   } else {
-    ops.fill_minimal(p.version, p.body->raw());
+    FillMinimal(p.version, *p.body);
   }
   p.header_ops().project(p.header_version(), p.header());
   return true;

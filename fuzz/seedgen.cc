@@ -54,6 +54,7 @@
 #include "codec/records/compression.h"
 #include "codec/records/crc32c.h"
 #include "codec/records/record_batch.h"
+#include "codec/schema/fill.h"
 #include "codec/wire/writer.h"
 
 #include <zlib.h>
@@ -206,7 +207,7 @@ std::vector<RecordsVector> ReadRecordsVectors(const fs::path& file) {
 // A randomized rich frame of (api, version, direction); header fields random too.
 Bytes RandomFrame(const ApiInfo& api, int16_t version, Direction d, std::mt19937_64& rng) {
   AnyMessage body(api.ops(d));
-  body.ops().fill_random(rng, version, body.raw());
+  FillRandom(rng, version, body);
   if (d == Direction::kRequest) {
     RequestHeader h;
     FillRandom(rng, RequestHeaderVersion(api.api_key, version),

@@ -132,10 +132,9 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
   const ApiInfo* api = nullptr;    // the same when the version is valid
   int16_t version = 0;
   const bool size_ok = PrintSizePrefix(r, b, frame.size());
-  if (frame.size() >= kSizePrefix + 4) {
-    const int16_t key = static_cast<int16_t>((frame[4] << 8) | frame[5]);
-    version = static_cast<int16_t>((frame[6] << 8) | frame[7]);
-    keyed = FindApi(key);
+  if (const std::optional<RequestApi> ids = PeekRequestApi(frame)) {
+    version = ids->api_version;
+    keyed = FindApi(ids->api_key);
     if (keyed != nullptr && keyed->request_versions().Contains(version)) api = keyed;
   }
   if (api != nullptr && size_ok) {
@@ -147,7 +146,7 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
                          "RequestHeader", "common request header", true});
     AnnotateHeader(ex.nodes, from, api, true);
     AnyMessage body(*api->request);
-    api->request->explain(r, version, b, body.raw());
+    PrintAnyBody(r, version, b, body);
     complete = PrintEnd(r, b, frame.size());
     ex.title = absl::StrFormat("%s v%d, request header v%d, %d bytes on the wire",
                                api->request->spec->name, version, hv, frame.size());
@@ -192,7 +191,7 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
                            "ResponseHeader", "common response header", true});
       AnnotateHeader(ex.nodes, from, api, false);
       AnyMessage body(*api->response);
-      api->response->explain(r, api_version, b, body.raw());
+      PrintAnyBody(r, api_version, b, body);
       complete = PrintEnd(r, b, frame.size());
     }
     ex.title = absl::StrFormat("%s v%d, response header v%d, %d bytes on the wire",

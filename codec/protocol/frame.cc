@@ -7,9 +7,10 @@ namespace {
 
 constexpr size_t kSizePrefix = 4;
 
+// The size prefix of `b` (at least 4 bytes), read through a Reader like every other byte.
 int32_t PeekInt32(std::span<const uint8_t> b) {
-  return static_cast<int32_t>((uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) |
-                              (uint32_t{b[2]} << 8) | uint32_t{b[3]});
+  Reader r(b.first(kSizePrefix));
+  return r.ReadInt32();
 }
 
 // Checks the size prefix of a whole frame; on success the reader is positioned after it.
@@ -56,6 +57,15 @@ void ExpectEnd(Reader& r, const char* what) {
 
 }  // namespace
 
+std::optional<RequestApi> PeekRequestApi(std::span<const uint8_t> frame) {
+  if (frame.size() < kSizePrefix + 4) return std::nullopt;
+  Reader r(frame.subspan(kSizePrefix, 4), kSizePrefix);
+  RequestApi ids;
+  ids.api_key = r.ReadInt16();
+  ids.api_version = r.ReadInt16();
+  return ids;
+}
+
 SplitResult SplitFrame(std::span<const uint8_t> stream, const FrameOptions& options) {
   SplitResult res;
   if (stream.size() < kSizePrefix) {
@@ -101,8 +111,10 @@ absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameO
     r.Fail(ErrorKind::kTruncated, absl::StrFormat("need 4, have %d", r.remaining()));
     return r.error().ToStatus();
   }
-  const int16_t api_key = static_cast<int16_t>((frame[4] << 8) | frame[5]);
-  const int16_t api_version = static_cast<int16_t>((frame[6] << 8) | frame[7]);
+  // Read ahead (the header is decoded from here again below, as a whole).
+  const RequestApi ids = *PeekRequestApi(frame);
+  const int16_t api_key = ids.api_key;
+  const int16_t api_version = ids.api_version;
   // Errors point at the offending header field: the api key at byte 4, the version at 6.
   const ApiInfo* api = FindApi(api_key);
   PathNode key_field{&root, "RequestApiKey", -1};

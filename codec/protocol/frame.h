@@ -74,6 +74,16 @@ struct SplitResult {
   Error error;
 };
 
+/// The API key and version that every request header version starts with.
+struct RequestApi {
+  int16_t api_key = 0;
+  int16_t api_version = 0;
+};
+/// Reads bytes 4–7 of a request frame (after the 4-byte size prefix; protocol guide
+/// "Request Header") without checking anything else; nullopt when the frame is shorter
+/// than 8 bytes.
+std::optional<RequestApi> PeekRequestApi(std::span<const uint8_t> frame);
+
 /// Looks at the start of `stream` and returns the first frame if it is complete.
 /// Consume `result.frame.size()` bytes after a kFrame. Never reads past `stream`.
 SplitResult SplitFrame(std::span<const uint8_t> stream, const FrameOptions& options = {});

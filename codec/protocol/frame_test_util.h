@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
+#include "codec/schema/fill.h"
 #include "codec/wire/test_util.h"
 
 namespace kwire {
@@ -65,7 +66,7 @@ inline constexpr char kClientId[] = "k";
 /// The documented minimal instance (conformance/README.md) of the case's message.
 inline AnyMessage Minimal(const Case& c) {
   AnyMessage m(c.ops());
-  m.ops().fill_minimal(c.version, m.raw());
+  FillMinimal(c.version, m);
   return m;
 }
 
@@ -74,7 +75,7 @@ inline AnyMessage Rich(const Case& c, uint64_t seed) {
   std::mt19937_64 rng(seed ^ (uint64_t(c.api->api_key) << 20) ^ (uint64_t(c.version) << 8) ^
                       uint64_t(c.dir));
   AnyMessage m(c.ops());
-  m.ops().fill_random(rng, c.version, m.raw());
+  FillRandom(rng, c.version, m);
   return m;
 }
 

@@ -1,13 +1,14 @@
 #include "codec/protocol/minimal.h"
 
 #include "codec/protocol/frame.h"
+#include "codec/schema/fill.h"
 
 namespace kwire {
 
 absl::StatusOr<std::vector<uint8_t>> EncodeMinimalFrame(const ApiInfo& api, int16_t version,
                                                         Direction dir) {
   AnyMessage body(api.ops(dir));
-  body.ops().fill_minimal(version, body.raw());
+  FillMinimal(version, body);
   if (dir == Direction::kRequest) {
     RequestHeader h;
     h.request_api_key = api.api_key;

@@ -1,5 +1,5 @@
 // The documented minimal frame (conformance/README.md, "The rule"): the smallest legal
-// instance of a message (MessageOps::fill_minimal) in a frame with correlation_id 0 and
+// instance of a message (FillMinimal, codec/schema/fill.h; library kwire::fill) in a frame with correlation_id 0 and
 // client_id "". Shared by the conformance runner, the `kwire minimal` command and tests.
 #ifndef KWIRE_CODEC_PROTOCOL_MINIMAL_H_
 #define KWIRE_CODEC_PROTOCOL_MINIMAL_H_

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "codec/schema/min_size.h"
+#include "codec/schema/observer.h"
 #include "codec/schema/spec.h"
 #include "codec/wire/reader.h"
 
@@ -59,18 +60,48 @@ struct DecodeContext {
   bool Nullable(const FieldSpec& f) const { return f.nullable.Contains(version); }
 };
 
-template <KafkaStruct S>
-void DecodeStruct(DecodeContext& c, S& s);
+/// The same walk with a DecodeObserver (observer.h) told what is read where. Every walk
+/// function below takes its context type C as a template parameter: DecodeContext for a
+/// plain decode (the observer calls compile to nothing), ObservedContext to observe.
+struct ObservedContext : DecodeContext {
+  DecodeObserver& o;
+};
+template <class C>
+inline constexpr bool kObserved = std::is_same_v<C, ObservedContext>;
+
+template <class C, KafkaStruct S>
+void DecodeStruct(C& c, S& s);
 
 // ---- Scalars.
-inline void DecodeValue(DecodeContext& c, const FieldSpec&, int8_t& v) { v = c.r.ReadInt8(); }
-inline void DecodeValue(DecodeContext& c, const FieldSpec&, int16_t& v) { v = c.r.ReadInt16(); }
-inline void DecodeValue(DecodeContext& c, const FieldSpec&, uint16_t& v) { v = c.r.ReadUint16(); }
-inline void DecodeValue(DecodeContext& c, const FieldSpec&, int32_t& v) { v = c.r.ReadInt32(); }
-inline void DecodeValue(DecodeContext& c, const FieldSpec&, int64_t& v) { v = c.r.ReadInt64(); }
-inline void DecodeValue(DecodeContext& c, const FieldSpec&, double& v) { v = c.r.ReadFloat64(); }
-inline void DecodeValue(DecodeContext& c, const FieldSpec&, bool& v) { v = c.r.ReadBool(); }
-inline void DecodeValue(DecodeContext& c, const FieldSpec&, Uuid& v) { v = c.r.ReadUuid(); }
+template <class T>
+inline constexpr bool kIsScalar = std::is_arithmetic_v<T> || std::is_same_v<T, Uuid>;
+
+template <class T>
+T ReadScalar(Reader& r) {
+  if constexpr (std::is_same_v<T, int8_t>) return r.ReadInt8();
+  if constexpr (std::is_same_v<T, int16_t>) return r.ReadInt16();
+  if constexpr (std::is_same_v<T, uint16_t>) return r.ReadUint16();
+  if constexpr (std::is_same_v<T, int32_t>) return r.ReadInt32();
+  if constexpr (std::is_same_v<T, int64_t>) return r.ReadInt64();
+  if constexpr (std::is_same_v<T, double>) return r.ReadFloat64();
+  if constexpr (std::is_same_v<T, bool>) return r.ReadBool();
+  if constexpr (std::is_same_v<T, Uuid>) return r.ReadUuid();
+}
+
+template <class C, class T>
+  requires kIsScalar<T>
+void DecodeValue(C& c, const FieldSpec&, T& v) {
+  v = ReadScalar<T>(c.r);
+  if constexpr (kObserved<C>) {
+    if (!c.r.ok()) return;
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, double> ||
+                  std::is_same_v<T, Uuid>) {
+      c.o.Value(v);
+    } else {
+      c.o.Value(static_cast<int64_t>(v));
+    }
+  }
+}
 
 // What copying a string or bytes value of `length` bytes allocates, as charged to the
 // allocation budget (DecodeOptions::max_alloc_bytes): std::string keeps up to 15 bytes
@@ -82,43 +113,93 @@ inline size_t StringHeapBytes(size_t length) { return length > 15 ? length + 1 :
 // Returns false when the value is null. Out of line.
 bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable, std::string& out);
 
-inline void DecodeValue(DecodeContext& c, const FieldSpec& f, std::string& v) {
-  DecodeBlob(c, f.type, c.Compact(f), false, v);
+// A string or bytes value; tells the observer. Returns false when null.
+template <class C>
+bool DecodeObservedBlob(C& c, FieldType kind, bool compact, bool nullable, bool sensitive,
+                        std::string& out) {
+  const bool present = DecodeBlob(c, kind, compact, nullable, out);
+  if constexpr (kObserved<C>) {
+    if (c.r.ok()) c.o.Blob(kind, compact, present ? &out : nullptr, sensitive);
+  }
+  return present;
+}
+
+template <class C>
+void DecodeValue(C& c, const FieldSpec& f, std::string& v) {
+  DecodeObservedBlob(c, f.type, c.Compact(f), false, f.sensitive, v);
 }
 // Hands a records field's bytes, just read, to DecodeOptions::records (if set).
 void ValidateRecords(DecodeContext& c, const FieldSpec& f, std::string_view bytes);
-// Reads a records field (copied, or borrowed under DecodeOptions::borrow_records) and
-// validates it. Returns false when it is null. Out of line.
-bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records& out);
+// Reads a records field (copied, or borrowed under DecodeOptions::borrow_records),
+// tells `o` (if not null) and validates it. Returns false when it is null. Out of line.
+bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records& out,
+                   DecodeObserver* o);
 
-inline void DecodeValue(DecodeContext& c, const FieldSpec& f, Records& v) {
-  DecodeRecords(c, f, false, v);
+template <class C>
+DecodeObserver* ObserverOf(C& c) {
+  if constexpr (kObserved<C>) {
+    return &c.o;
+  } else {
+    return nullptr;
+  }
+}
+
+template <class C>
+void DecodeValue(C& c, const FieldSpec& f, Records& v) {
+  DecodeRecords(c, f, false, v, ObserverOf(c));
 }
 
 // ---- Structs (non-array struct fields have no prefix unless nullable).
-template <KafkaStruct S>
-void DecodeValue(DecodeContext& c, const FieldSpec&, S& v) {
+template <class C, KafkaStruct S>
+void DecodeValue(C& c, const FieldSpec&, S& v) {
   DecodeStruct(c, v);
 }
 
 // ---- Arrays.
-template <class E>
-void DecodeElement(DecodeContext& c, const FieldSpec& f, bool compact, E& e) {
+template <class C, class E>
+void DecodeElement(C& c, const FieldSpec& f, bool compact, E& e) {
   if constexpr (std::is_same_v<E, std::string>) {
-    DecodeBlob(c, f.element, compact, false, e);
+    DecodeObservedBlob(c, f.element, compact, false, f.sensitive, e);
   } else {
     DecodeValue(c, f, e);
   }
 }
 
+// True when a struct element has a sensitive field of its own (AlterUserScramCredentials
+// Upsertions, DescribeDelegationToken Tokens): observers hide its summarized bytes.
+template <class E>
+constexpr bool HasSensitiveField() {
+  if constexpr (KafkaStruct<E>) {
+    for (const FieldSpec& f : E::kFields) {
+      if (f.sensitive) return true;
+    }
+  }
+  return false;
+}
+
+template <class E>
+constexpr const char* ElementStructName() {
+  if constexpr (KafkaStruct<E>) {
+    return E::kStructName;
+  } else {
+    return nullptr;
+  }
+}
+
 // Reads the count (or null) and the elements into `v`, reusing the elements (and their
 // strings' and vectors' capacity) it already holds. Returns false when null.
-template <class E>
-bool DecodeArray(DecodeContext& c, const FieldSpec& f, bool nullable, std::vector<E>& v) {
+template <class C, class E>
+bool DecodeArray(C& c, const FieldSpec& f, bool nullable, std::vector<E>& v) {
   const bool compact = c.Compact(f);
   const size_t min = MinElementSize<E>(c.version, c.flexible, compact);
   const size_t at = c.r.offset();
+  if constexpr (kObserved<C>) c.o.BeginArrayCount(c.r, compact);
   const int64_t n = c.r.ReadArrayCount(compact, nullable, min, c.reserved);
+  int64_t shown = n;
+  if constexpr (kObserved<C>) {
+    shown = c.o.EndArrayCount(c.r, c.r.ok() ? n : 0, compact);
+    if (!c.r.ok()) return false;
+  }
   if (n < 0) return false;
   // n ≤ unreserved bytes left / minimum element size: this allocation is O(frame bytes),
   // and within the allocation budget (n < 2^31, so n·sizeof(E) cannot overflow). The
@@ -129,7 +210,7 @@ bool DecodeArray(DecodeContext& c, const FieldSpec& f, bool nullable, std::vecto
     return true;
   }
   v.resize(static_cast<size_t>(n));
-  if constexpr (kIsFixedWidthInt<E>) {
+  if constexpr (kIsFixedWidthInt<E> && !kObserved<C>) {
     // Read in one bounds check: min == sizeof(E), so the count check guaranteed the
     // n·sizeof(E) bytes.
     const std::string_view raw = c.r.ReadRaw(static_cast<size_t>(n) * sizeof(E));
@@ -147,19 +228,38 @@ bool DecodeArray(DecodeContext& c, const FieldSpec& f, bool nullable, std::vecto
     return true;
   }
   const size_t outer_reserved = c.reserved;
+  [[maybe_unused]] bool elided = false;
   for (int64_t i = 0; i < n; ++i) {
     c.node->index = i;
     // The elements after this one need ≥ min bytes each (no overflow: n·min ≤ bytes left).
     c.reserved = outer_reserved + static_cast<size_t>(n - 1 - i) * min;
-    DecodeElement(c, f, compact, v[static_cast<size_t>(i)]);
+    E& e = v[static_cast<size_t>(i)];
+    if constexpr (kObserved<C>) {
+      if (i < shown) {
+        c.o.BeginElement(c.r, f, i, ElementStructName<E>());
+        DecodeElement(c, f, compact, e);
+        c.o.EndElement(c.r);
+      } else {
+        if (i == shown) {
+          c.o.BeginElided(c.r, f, i, ElementStructName<E>());
+          elided = true;
+        }
+        DecodeElement(static_cast<DecodeContext&>(c), f, compact, e);  // unobserved
+      }
+    } else {
+      DecodeElement(c, f, compact, e);
+    }
     if (!c.r.ok()) break;
+  }
+  if constexpr (kObserved<C>) {
+    if (elided) c.o.EndElided(c.r, n - shown, f.sensitive || HasSensitiveField<E>());
   }
   c.reserved = outer_reserved;
   c.node->index = -1;
   return true;
 }
-template <class E>
-void DecodeValue(DecodeContext& c, const FieldSpec& f, std::vector<E>& v) {
+template <class C, class E>
+void DecodeValue(C& c, const FieldSpec& f, std::vector<E>& v) {
   DecodeArray(c, f, false, v);
 }
 
@@ -167,11 +267,14 @@ void DecodeValue(DecodeContext& c, const FieldSpec& f, std::vector<E>& v) {
 // struct the int8 presence marker.
 // A value already present in `v` (from an earlier decode) is decoded over, keeping its
 // capacity.
-template <class T>
-void DecodeValue(DecodeContext& c, const FieldSpec& f, std::optional<T>& v) {
+template <class C, class T>
+void DecodeValue(C& c, const FieldSpec& f, std::optional<T>& v) {
   const bool nullable = c.Nullable(f);
   if constexpr (KafkaStruct<T>) {
-    if (c.r.ReadStructPresence(nullable)) {
+    if constexpr (kObserved<C>) c.o.BeginPresence(c.r);
+    const bool present = c.r.ReadStructPresence(nullable);
+    if constexpr (kObserved<C>) c.o.EndPresence(c.r, present);
+    if (present) {
       DecodeStruct(c, v ? *v : v.emplace());
     } else {
       v.reset();
@@ -180,9 +283,9 @@ void DecodeValue(DecodeContext& c, const FieldSpec& f, std::optional<T>& v) {
     T& value = v ? *v : v.emplace();
     bool present;
     if constexpr (std::is_same_v<T, std::string>) {
-      present = DecodeBlob(c, f.type, c.Compact(f), nullable, value);
+      present = DecodeObservedBlob(c, f.type, c.Compact(f), nullable, f.sensitive, value);
     } else if constexpr (std::is_same_v<T, Records>) {
-      present = DecodeRecords(c, f, nullable, value);
+      present = DecodeRecords(c, f, nullable, value, ObserverOf(c));
     } else {
       present = DecodeArray(c, f, nullable, value);
     }
@@ -190,12 +293,21 @@ void DecodeValue(DecodeContext& c, const FieldSpec& f, std::optional<T>& v) {
   }
 }
 
+// A field's value, between the observer's BeginField and EndField.
+template <class C, class T>
+void DecodeField(C& c, const FieldSpec& f, T& value) {
+  if constexpr (kObserved<C>) c.o.BeginField(c.r, f);
+  DecodeValue(c, f, value);
+  if constexpr (kObserved<C>) c.o.EndField(c.r);
+}
+
 // Visits the regular (untagged) fields present at the version, with the struct's
 // default-constructed instance alongside: a field absent at the version, and every
 // known tagged field (the tagged section sets those present), gets its default, so
 // that decoding over an earlier message gives what decoding into a fresh one gives.
+template <class C>
 struct RegularFieldDecoder {
-  DecodeContext& c;
+  C& c;
   PathNode& node;
   template <class T>
   void operator()(const FieldSpec& f, T& value, const T& default_value) {
@@ -208,23 +320,26 @@ struct RegularFieldDecoder {
       }
       if (!c.r.ok()) return;
       node.name = f.name;
-      DecodeValue(c, f, value);
+      DecodeField(c, f, value);
     }
   }
 };
 
 // Decodes the payload of one known tag; sets `found` when the tag is known here.
+template <class C>
 struct TaggedFieldDecoder {
-  DecodeContext& c;
+  C& c;
   PathNode& node;
   uint32_t tag;
-  bool found = false;
+  const FieldSpec* found = nullptr;
   template <class T>
   void operator()(const FieldSpec& f, Tagged<T>& value) {
-    if (found || f.tag != static_cast<int32_t>(tag) || !f.tagged.Contains(c.version)) return;
-    found = true;
+    if (found != nullptr || f.tag != static_cast<int32_t>(tag) || !f.tagged.Contains(c.version)) {
+      return;
+    }
+    found = &f;
     node.name = f.name;
-    DecodeValue(c, f, value.emplace());
+    DecodeField(c, f, value.emplace());
   }
   template <class T>
   void operator()(const FieldSpec&, T&) {}  // untagged fields
@@ -237,42 +352,72 @@ void CheckTagConsumed(DecodeContext& c, size_t at, uint32_t tag, uint32_t size);
 // kQuirkUnorderedTags).
 void KeepUnknownTag(DecodeContext& c, UnknownTaggedFields& unknown, uint32_t tag, uint32_t size);
 
-template <KafkaStruct S>
-void DecodeTaggedFields(DecodeContext& c, S& s, PathNode& node) {
+template <class C, KafkaStruct S>
+void DecodeTaggedFields(C& c, S& s, PathNode& node) {
   node.name = "tagged_fields";
+  if constexpr (kObserved<C>) c.o.BeginTaggedFields(c.r);
+  const size_t count_at = c.r.offset();
   const uint32_t count = c.r.ReadTaggedFieldCount();
+  if constexpr (kObserved<C>) {
+    if (c.r.ok()) c.o.TaggedFieldCount(c.r, count_at, count);
+  }
   int64_t previous = -1;
   for (uint32_t i = 0; i < count && c.r.ok(); ++i) {
     node.name = "tagged_fields";
     const size_t at = c.r.offset();
     uint32_t tag = 0, size = 0;
-    if (!c.r.ReadTagHeader(previous, &tag, &size)) return;
+    if constexpr (kObserved<C>) c.o.BeginTag(c.r);
+    if (!c.r.ReadTagHeader(previous, &tag, &size)) {
+      if constexpr (kObserved<C>) c.o.EndTag(c.r);
+      break;
+    }
+    if constexpr (kObserved<C>) c.o.TagHeader(c.r, at, tag, size);
     previous = tag;
-    // A known tag's value that needs more than `size` bytes fails kTagSizeMismatch at
-    // `at` inside the limit; one that uses fewer fails it in CheckTagConsumed.
-    const Reader::TagLimit limit = c.r.PushTagLimit(size, at);
     const size_t outer_reserved = c.reserved;
-    c.reserved = 0;  // the reserved bytes lie beyond this limit
-    TaggedFieldDecoder d{c, node, tag};
-    S::VisitFields(d, s);
-    if (d.found) {
-      CheckTagConsumed(c, at, tag, size);
+    c.reserved = 0;  // the reserved bytes lie beyond this tag's value
+    TaggedFieldDecoder<C> d{c, node, tag};
+    if (c.r.quirks() & kQuirkKnownTagSizeIgnored) {
+      // Java reads a known tag's value by its type, whatever size the header declares;
+      // only an unknown tag's payload is `size` bytes.
+      S::VisitFields(d, s);
+      if (d.found == nullptr) {
+        const Reader::TagLimit limit = c.r.PushTagLimit(size, at);
+        if constexpr (kObserved<C>) c.o.BeginUnknownTag(c.r);
+        KeepUnknownTag(c, s.unknown_tagged_fields, tag, size);
+        if constexpr (kObserved<C>) c.o.EndUnknownTag(c.r, size);
+        c.r.PopTagLimit(limit);
+      } else if constexpr (kObserved<C>) {
+        c.o.KnownTag(*d.found);
+      }
     } else {
-      KeepUnknownTag(c, s.unknown_tagged_fields, tag, size);
+      // A known tag's value that needs more than `size` bytes fails kTagSizeMismatch at
+      // `at` inside the limit; one that uses fewer fails it in CheckTagConsumed.
+      const Reader::TagLimit limit = c.r.PushTagLimit(size, at);
+      S::VisitFields(d, s);
+      if (d.found != nullptr) {
+        CheckTagConsumed(c, at, tag, size);
+        if constexpr (kObserved<C>) c.o.KnownTag(*d.found);
+      } else {
+        if constexpr (kObserved<C>) c.o.BeginUnknownTag(c.r);
+        KeepUnknownTag(c, s.unknown_tagged_fields, tag, size);
+        if constexpr (kObserved<C>) c.o.EndUnknownTag(c.r, size);
+      }
+      c.r.PopTagLimit(limit);
     }
     c.reserved = outer_reserved;
-    c.r.PopTagLimit(limit);
+    if constexpr (kObserved<C>) c.o.EndTag(c.r);
   }
+  if constexpr (kObserved<C>) c.o.EndTaggedFields(c.r);
 }
 
-template <KafkaStruct S>
-void DecodeStruct(DecodeContext& c, S& s) {
+template <class C, KafkaStruct S>
+void DecodeStruct(C& c, S& s) {
   PathNode node{c.node, nullptr, -1};
   PathNode* const parent = c.node;
   c.node = &node;
   c.r.set_path(&node);
   s.unknown_tagged_fields.clear();
-  RegularFieldDecoder d{c, node};
+  RegularFieldDecoder<C> d{c, node};
   S::VisitFields(d, s, DefaultInstance<S>());
   if (c.flexible && c.r.ok()) DecodeTaggedFields(c, s, node);
   c.node = parent;

@@ -1,7 +1,8 @@
 // Fill visitors: build the documented minimal instance of a message (conformance
 // suite, see conformance/README.md) or a randomized rich instance (round-trip tests and
 // fuzz seeds). Both only touch fields present at the version, so the result encodes
-// at that version.
+// at that version. Library kwire::fill (not part of the core codec): the fillers of
+// every message type are instantiated in its own generated table (FillOps).
 #ifndef KWIRE_CODEC_SCHEMA_FILL_H_
 #define KWIRE_CODEC_SCHEMA_FILL_H_
 
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/schema/message.h"
 #include "codec/schema/spec.h"
 
 namespace kwire {
@@ -186,6 +188,36 @@ template <KafkaStruct S>
 void FillRandom(std::mt19937_64& rng, int16_t version, bool flexible, S& s) {
   schema_internal::FillRandomStruct(rng, version, flexible, s);
 }
+
+/// The fillers of one message type, for run-time dispatch (kwire::fill's generated
+/// table, tools/gen_ops_table.py). Pointers are `M*`.
+struct FillOps {
+  const MessageSpec* spec;
+  void (*fill_minimal)(int16_t version, void* m);
+  void (*fill_random)(std::mt19937_64& rng, int16_t version, void* m);
+};
+
+/// The FillOps of M (used by the generated table).
+template <KafkaMessage M>
+constexpr FillOps MakeFillOps() {
+  return FillOps{
+      &M::kMessage,
+      [](int16_t v, void* m) { FillMinimal(v, *static_cast<M*>(m)); },
+      [](std::mt19937_64& rng, int16_t v, void* m) {
+        FillRandom(rng, v, M::kMessage.flexible.Contains(v), *static_cast<M*>(m));
+      },
+  };
+}
+
+/// The FillOps of the message `spec` describes; nullptr for a spec that is not a
+/// request, response or header message of codec/defs.
+const FillOps* FindFillOps(const MessageSpec* spec);
+
+/// FillMinimal on a message chosen at run time (a request, response or header type;
+/// another type is left unchanged). `m` should be default-constructed.
+void FillMinimal(int16_t version, AnyMessage& m);
+/// FillRandom on a message chosen at run time (flexible as `version` of its type is).
+void FillRandom(std::mt19937_64& rng, int16_t version, AnyMessage& m);
 
 }  // namespace kwire
 

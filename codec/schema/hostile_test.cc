@@ -748,6 +748,41 @@ TEST(HostileTags, SizeMismatchExamples) {
   ExpectError(ErrorOf(resized(8, {})), ErrorKind::kTagSizeMismatch, at, path + ".tagged_fields");
 }
 
+TEST(HostileTags, JavaQuirkReadsKnownTagsByTypeWhateverTheirDeclaredSize) {
+  // kQuirkKnownTagSizeIgnored (in kQuirksJava): Java's generated readers read a known
+  // tag's value by its type and never look at the declared size; unknown tags are still
+  // `size` bytes. FetchRequest v12, ClusterId (tag 0) "ab" = 03 61 62 at byte 90.
+  const Case c = CaseOf("Fetch", kRequest, 12);
+  const Bytes& frame = MinimalOf(c).frame;  // top-level tag count at 87
+  auto with = [&](const char* section) { return Splice(frame, 87, 1, Hex(section)); };
+  const Bytes canonical = with("01 00 03 03 61 62");
+  for (uint32_t quirks : {uint32_t{kQuirkKnownTagSizeIgnored}, kQuirksJava}) {
+    SCOPED_TRACE(quirks);
+    // Declared 2 (too few) or 1: the value is read whole; re-encoding writes its size.
+    for (const char* section : {"01 00 02 03 61 62", "01 00 01 03 61 62", "01 00 00 03 61 62"}) {
+      const Decoded d = DecodeFrame(c, with(section), quirks);
+      ASSERT_TRUE(d.ok()) << section << ": " << d.error.ToString();
+      EXPECT_EQ(d.reencoded, canonical) << section;
+    }
+    // Declared 4 (too many): the value ends after 3 bytes, so the fourth is not part of
+    // the section: trailing bytes after the body (as Java's frame check reports).
+    const Decoded more = DecodeFrame(c, with("01 00 04 03 61 62 00"), quirks);
+    EXPECT_EQ(more.error.kind, ErrorKind::kTrailingBytes) << more.error.ToString();
+    EXPECT_EQ(more.error.offset, 93u) << more.error.ToString();
+    // An unknown tag's payload is its declared size, kept byte-exactly.
+    const Bytes unknown = with("02 00 03 03 61 62 05 02 aa bb");
+    const Decoded u = DecodeFrame(c, unknown, quirks);
+    ASSERT_TRUE(u.ok()) << u.error.ToString();
+    EXPECT_EQ(u.reencoded, unknown);
+    // A declared size past the end is still truncation for an unknown tag.
+    EXPECT_EQ(DecodeFrame(c, with("01 05 09 aa bb"), quirks).error.kind, ErrorKind::kTruncated);
+  }
+  // Strict and every other quirk: the size is enforced.
+  EXPECT_EQ(DecodeFrame(c, with("01 00 02 03 61 62"), kQuirksJava & ~kQuirkKnownTagSizeIgnored)
+                .error.kind,
+            ErrorKind::kTagSizeMismatch);
+}
+
 // ---- 9. Encode semantics.
 
 template <KafkaMessage M>

@@ -5,6 +5,9 @@
 // Type-erased: MessageOps is a table of functions instantiated once per message type
 // (generated api_<key>.cc files), and AnyMessage owns one message of a type chosen at
 // run time (by API key and direction, see codec/protocol/registry.h).
+// The core holds decode, encode, equality and copy only: the explain visitor
+// (codec/schema/print.h, library kwire::explain) and the fillers (codec/schema/fill.h,
+// kwire::fill) keep their own per-message tables outside it.
 // Threads: as codec/protocol/frame.h says — any number of threads may decode and encode
 // at once; a Reader, Writer or message object belongs to one thread at a time.
 #ifndef KWIRE_CODEC_SCHEMA_MESSAGE_H_
@@ -12,7 +15,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <span>
 #include <vector>
 
@@ -21,8 +23,6 @@
 #include "absl/strings/str_format.h"
 #include "codec/schema/decode.h"
 #include "codec/schema/encode.h"
-#include "codec/schema/fill.h"
-#include "codec/schema/print.h"
 #include "codec/schema/spec.h"
 #include "codec/wire/reader.h"
 #include "codec/wire/writer.h"
@@ -102,10 +102,6 @@ struct MessageOps {
   void (*decode)(Reader&, int16_t version, void* m);
   void (*encode)(Writer&, int16_t version, const void* m);
   bool (*equal)(const void* a, const void* b);
-  void (*fill_minimal)(int16_t version, void* m);
-  void (*fill_random)(std::mt19937_64& rng, int16_t version, void* m);
-  /// Decodes like `decode` while appending the object tree of the body (print.h).
-  void (*explain)(Reader&, int16_t version, PrintBuilder&, void* m);
 };
 
 /// The MessageOps of M (used by the generated api_<key>.cc files).
@@ -120,13 +116,6 @@ constexpr MessageOps MakeMessageOps() {
       [](Writer& w, int16_t v, const void* m) { EncodeBody(w, v, *static_cast<const M*>(m)); },
       [](const void* a, const void* b) {
         return *static_cast<const M*>(a) == *static_cast<const M*>(b);
-      },
-      [](int16_t v, void* m) { FillMinimal(v, *static_cast<M*>(m)); },
-      [](std::mt19937_64& rng, int16_t v, void* m) {
-        FillRandom(rng, v, M::kMessage.flexible.Contains(v), *static_cast<M*>(m));
-      },
-      [](Reader& r, int16_t v, PrintBuilder& b, void* m) {
-        PrintBody(r, v, b, *static_cast<M*>(m));
       },
   };
 }

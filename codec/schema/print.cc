@@ -156,119 +156,208 @@ void PrintBuilder::Blob(size_t index, FieldType kind, bool compact, const std::s
 
 namespace print_internal {
 
-void PrintRecords(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
-                  const std::string& path, std::optional<Records>& out) {
-  const bool compact = c.dc.Compact(f);
-  Reader& r = c.r();
-  const size_t len =
-      c.b.Open(r, Kind::kLength, "length", compact ? "uvarint" : "int32", path + ".length");
-  const size_t length_at = r.offset();
-  const int64_t size = r.ReadBytesLength(compact, nullable);
-  c.b.Close(r, len);
+using Kind = PrintNode::Kind;
+
+namespace {
+// Wire kind of a blob value (`std::string` is a string or bytes, by the field spec).
+FieldType BlobKind(FieldType t) {
+  return t == FieldType::kString ? FieldType::kString : FieldType::kBytes;
+}
+}  // namespace
+
+std::string PrintObserver::Label(const FieldSpec& f) const {
+  return header_style_ ? PrintBuilder::SnakeCase(f.name) : std::string(f.name);
+}
+
+std::string PrintObserver::Type(const FieldSpec& f) const {
+  if (!header_style_) return f.type_name;
+  std::string t = FieldTypeName(f.type);
+  return f.nullable.Contains(version_) ? "nullable_" + t : t;
+}
+
+void PrintObserver::Open(const Reader& r, Kind kind, std::string label, std::string type,
+                         std::string path) {
+  open_.push_back(b_.Open(r, kind, std::move(label), std::move(type), std::move(path)));
+}
+
+size_t PrintObserver::Close(const Reader& r) {
+  const size_t n = open_.back();
+  open_.pop_back();
+  b_.Close(r, n);
+  return n;
+}
+
+void PrintObserver::BeginField(const Reader& r, const FieldSpec& f) {
+  std::string label = Label(f);
+  std::string path = paths_.back() + "." + label;
+  paths_.push_back(path);
+  Open(r, Kind::kField, std::move(label), Type(f), std::move(path));
+}
+
+void PrintObserver::EndField(const Reader& r) {
+  Close(r);
+  paths_.pop_back();
+}
+
+void PrintObserver::BeginElement(const Reader& r, const FieldSpec& f, int64_t index,
+                                 const char* struct_name) {
+  const std::string idx = "[" + PrintBuilder::Int(index) + "]";
+  std::string path = paths_.back() + idx;
+  paths_.push_back(path);
+  Open(r, Kind::kElement, std::string(struct_name != nullptr ? struct_name : f.name) + idx,
+       struct_name != nullptr ? struct_name : FieldTypeName(f.element), std::move(path));
+}
+
+void PrintObserver::EndElement(const Reader& r) {
+  Close(r);
+  paths_.pop_back();
+}
+
+void PrintObserver::BeginElided(const Reader& r, const FieldSpec& f, int64_t from,
+                                const char* struct_name) {
+  const std::string idx = "[" + PrintBuilder::Int(from) + "...]";
+  Open(r, Kind::kElement, std::string(struct_name != nullptr ? struct_name : f.name) + idx, "",
+       paths_.back() + idx);
+}
+
+void PrintObserver::EndElided(const Reader& r, int64_t elided, bool sensitive) {
+  PrintNode& s = b_.node(Close(r));
+  s.value = PrintBuilder::Int(elided) + " more elements";
+  s.note = "not shown (PrintOptions::max_array_elements / max_nodes)";
+  if (sensitive && !b_.options().show_secrets) s.redacted = true;
+}
+
+void PrintObserver::Value(int64_t v) { Top().value = PrintBuilder::Int(v); }
+void PrintObserver::Value(double v) { Top().value = PrintBuilder::Float(v); }
+void PrintObserver::Value(bool v) { Top().value = v ? "true" : "false"; }
+void PrintObserver::Value(const Uuid& v) { Top().value = PrintBuilder::UuidText(v); }
+
+void PrintObserver::Blob(FieldType kind, bool compact, const std::string* s, bool sensitive) {
+  b_.Blob(open_.back(), BlobKind(kind), compact, s, sensitive);
+}
+
+void PrintObserver::BeginArrayCount(const Reader& r, bool compact) {
+  Open(r, Kind::kLength, "length", compact ? "uvarint" : "int32", paths_.back() + ".length");
+}
+
+int64_t PrintObserver::EndArrayCount(const Reader& r, int64_t count, bool compact) {
+  PrintNode& ln = b_.node(Close(r));
+  if (!r.ok()) return 0;
+  ln.value = PrintBuilder::Int(count < 0 ? (compact ? 0 : -1) : (compact ? count + 1 : count));
+  if (compact) ln.detail = count < 0 ? "(compact, 0 = null)" : "(compact, n+1)";
+  ln.note = count < 0    ? "null"
+            : count == 1 ? "one element follows"
+                         : PrintBuilder::Int(count) + " elements follow";
+  Top().value = count < 0 ? "null" : PrintBuilder::Int(count);
+  const PrintOptions& po = b_.options();
+  // Bounds the tree of a hostile frame: the rest are decoded under one summary node.
+  return b_.nodes().size() >= po.max_nodes
+             ? 0
+             : std::min<int64_t>(count, static_cast<int64_t>(po.max_array_elements));
+}
+
+void PrintObserver::BeginRecordsLength(const Reader& r, bool compact) {
+  Open(r, Kind::kLength, "length", compact ? "uvarint" : "int32", paths_.back() + ".length");
+}
+
+void PrintObserver::EndRecordsLength(const Reader& r, int64_t size, bool compact) {
+  PrintNode& ln = b_.node(Close(r));
   if (!r.ok()) return;
-  // Charged as the decoder charges it (DecodeRecords: nothing for borrowed records).
-  if (size > 0 && !r.options().borrow_records &&
-      !r.Charge(schema_internal::StringHeapBytes(static_cast<size_t>(size)), length_at)) {
-    return;
-  }
-  {
-    PrintNode& ln = c.b.node(len);
-    ln.value = PrintBuilder::Int(size < 0 ? (compact ? 0 : -1) : (compact ? size + 1 : size));
-    if (compact) ln.detail = size < 0 ? "(compact, 0 = null)" : "(compact, len+1)";
-    ln.note = size < 0 ? "null" : "bytes of record batches that follow";
-  }
-  if (size < 0) {
-    c.b.node(n).value = "null";
-    out.reset();
-    return;
-  }
-  const size_t at = r.offset();
-  const std::string_view data = r.ReadRaw(static_cast<size_t>(size));
-  if (!r.ok()) return;
-  out.emplace().bytes.assign(data);
-  c.b.node(n).value = size == 0 ? "empty" : absl::StrFormat("%d bytes", size);
-  if (size == 0) {
-    schema_internal::ValidateRecords(c.dc, f, data);  // e.g. Produce v3+ needs a batch
-    return;
-  }
-  const std::span<const uint8_t> payload = c.b.bytes().subspan(at, static_cast<size_t>(size));
-  const RecordsPrinter hook = c.b.options().records;
+  ln.value = PrintBuilder::Int(size < 0 ? (compact ? 0 : -1) : (compact ? size + 1 : size));
+  if (compact) ln.detail = size < 0 ? "(compact, 0 = null)" : "(compact, len+1)";
+  ln.note = size < 0 ? "null" : "bytes of record batches that follow";
+  if (size < 0) Top().value = "null";
+}
+
+void PrintObserver::RecordsPayload(const Reader& r, const FieldSpec& f, int16_t version,
+                                   size_t at, size_t size) {
+  Top().value = size == 0 ? "empty" : absl::StrFormat("%d bytes", size);
+  if (size == 0) return;
+  const std::string& path = paths_.back();
+  const std::span<const uint8_t> payload = b_.bytes().subspan(at, size);
+  const RecordsPrinter hook = b_.options().records;
   if (hook == nullptr ||
-      !hook(RecordsPrintInput{payload, at, c.b.depth(), path, f, c.dc.version, r.quirks()},
-            c.b.nodes())) {
+      !hook(RecordsPrintInput{payload, at, b_.depth(), path, f, version, r.quirks()},
+            b_.nodes())) {
     // Default: opaque. (Hook point for RecordBatch v2 decoding: PrintOptions::records.)
-    const size_t p = c.b.OpenAt(at, Kind::kRecords, "batches", "records", path + ".batches");
-    c.b.node(p).value = absl::StrFormat("%d bytes", size);
-    c.b.node(p).note = f.records.layout == RecordsLayout::kUnaligned
-                           ? "a byte range of a snapshot, not aligned to batches (not parsed)"
-                           : "record batches, not decoded here";
-    c.b.CloseAt(p, at + static_cast<size_t>(size));
+    const size_t p = b_.OpenAt(at, Kind::kRecords, "batches", "records", path + ".batches");
+    b_.node(p).value = absl::StrFormat("%d bytes", size);
+    b_.node(p).note = f.records.layout == RecordsLayout::kUnaligned
+                          ? "a byte range of a snapshot, not aligned to batches (not parsed)"
+                          : "record batches, not decoded here";
+    b_.CloseAt(p, at + size);
   }
-  // The verdict is the decoder's: the same validation (DecodeOptions::records), after
-  // the nodes are drawn.
-  schema_internal::ValidateRecords(c.dc, f, data);
+  // The verdict is the decoder's: it validates the field (DecodeOptions::records) right
+  // after this call.
 }
 
-size_t OpenTaggedFields(PrintContext& c, const std::string& path, uint32_t* count) {
-  Reader& r = c.r();
-  const size_t n =
-      c.b.Open(r, Kind::kTaggedFields, "tagged_fields", "uvarint", path + ".tagged_fields");
-  const size_t at = r.offset();
-  *count = r.ReadTaggedFieldCount();
-  if (!r.ok()) return n;
-  c.b.node(n).value = PrintBuilder::Int(*count);
-  c.b.node(n).note = c.header_style ? "number of tagged fields in the header"
-                                    : "number of tagged fields in this struct";
-  if (*count > 0) {
-    const size_t m =
-        c.b.OpenAt(at, Kind::kTaggedCount, "count", "uvarint", path + ".tagged_fields.count");
-    c.b.node(m).value = PrintBuilder::Int(*count);
-    c.b.CloseAt(m, r.offset());
-  }
-  return n;
+void PrintObserver::BeginPresence(const Reader& r) {
+  Open(r, Kind::kPresence, "present", "int8", paths_.back() + ".present");
 }
 
-size_t PrintTagHeader(PrintContext& c, const std::string& path, int64_t previous, uint32_t* tag,
-                      uint32_t* size) {
-  Reader& r = c.r();
-  const size_t at = r.offset();
-  const size_t n = c.b.Open(r, Kind::kTag, "tag", "tagged_field", path + ".tagged_fields.tag");
-  if (!r.ReadTagHeader(previous, tag, size)) {
-    c.b.Close(r, n);
-    return SIZE_MAX;
-  }
-  const std::string base = path + ".tagged_fields.tag" + PrintBuilder::Int(*tag);
-  c.b.node(n).label = "tag " + PrintBuilder::Int(*tag);
-  c.b.node(n).path = base;
-  const size_t mid = at + c.b.VarintLength(at);
-  const size_t t = c.b.OpenAt(at, Kind::kTagHeader, "tag", "uvarint", base + ".tag");
-  c.b.node(t).value = PrintBuilder::Int(*tag);
-  c.b.CloseAt(t, mid);
-  const size_t s = c.b.OpenAt(mid, Kind::kTagHeader, "size", "uvarint", base + ".size");
-  c.b.node(s).value = PrintBuilder::Int(*size);
-  c.b.node(s).note = "bytes of the value that follows";
-  c.b.CloseAt(s, r.offset());
-  return n;
-}
-
-void FinishKnownTag(PrintContext& c, size_t n, const FieldSpec& field) {
-  c.b.node(n).note = absl::StrFormat("tagged field %s", c.Label(field));
-}
-
-void PrintUnknownTag(PrintContext& c, size_t n, UnknownTaggedFields& unknown, uint32_t tag,
-                     uint32_t size) {
-  Reader& r = c.r();
-  c.b.node(n).note = "unknown at this version, kept for re-encoding";
-  const size_t at = r.offset();
-  const size_t d = c.b.Open(r, Kind::kUnknownTag, "data", "bytes", c.b.node(n).path + ".data");
-  schema_internal::KeepUnknownTag(c.dc, unknown, tag, size);
-  c.b.Close(r, d);
+void PrintObserver::EndPresence(const Reader& r, bool present) {
+  PrintNode& m = b_.node(Close(r));
   if (!r.ok()) return;
-  const auto raw = c.b.bytes().subspan(at, size);
-  c.b.node(d).value =
-      HexValue(std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()),
-               c.b.options().max_value_chars);
+  m.value = present ? "1" : "-1";
+  m.note = present ? "nullable struct: present" : "nullable struct: null";
+  if (!present) Top().value = "null";
 }
+
+void PrintObserver::BeginTaggedFields(const Reader& r) {
+  Open(r, Kind::kTaggedFields, "tagged_fields", "uvarint", paths_.back() + ".tagged_fields");
+}
+
+void PrintObserver::TaggedFieldCount(const Reader& r, size_t at, uint32_t count) {
+  Top().value = PrintBuilder::Int(count);
+  Top().note = header_style_ ? "number of tagged fields in the header"
+                             : "number of tagged fields in this struct";
+  if (count > 0) {
+    const size_t m =
+        b_.OpenAt(at, Kind::kTaggedCount, "count", "uvarint", paths_.back() + ".tagged_fields.count");
+    b_.node(m).value = PrintBuilder::Int(count);
+    b_.CloseAt(m, r.offset());
+  }
+}
+
+void PrintObserver::EndTaggedFields(const Reader& r) { Close(r); }
+
+void PrintObserver::BeginTag(const Reader& r) {
+  Open(r, Kind::kTag, "tag", "tagged_field", paths_.back() + ".tagged_fields.tag");
+}
+
+void PrintObserver::TagHeader(const Reader& r, size_t at, uint32_t tag, uint32_t size) {
+  const std::string base = paths_.back() + ".tagged_fields.tag" + PrintBuilder::Int(tag);
+  Top().label = "tag " + PrintBuilder::Int(tag);
+  Top().path = base;
+  const size_t mid = at + b_.VarintLength(at);
+  const size_t t = b_.OpenAt(at, Kind::kTagHeader, "tag", "uvarint", base + ".tag");
+  b_.node(t).value = PrintBuilder::Int(tag);
+  b_.CloseAt(t, mid);
+  const size_t s = b_.OpenAt(mid, Kind::kTagHeader, "size", "uvarint", base + ".size");
+  b_.node(s).value = PrintBuilder::Int(size);
+  b_.node(s).note = "bytes of the value that follows";
+  b_.CloseAt(s, r.offset());
+}
+
+void PrintObserver::KnownTag(const FieldSpec& f) {
+  Top().note = absl::StrFormat("tagged field %s", Label(f));
+}
+
+void PrintObserver::BeginUnknownTag(const Reader& r) {
+  Top().note = "unknown at this version, kept for re-encoding";
+  std::string path = Top().path + ".data";
+  Open(r, Kind::kUnknownTag, "data", "bytes", std::move(path));
+}
+
+void PrintObserver::EndUnknownTag(const Reader& r, uint32_t size) {
+  PrintNode& d = b_.node(Close(r));
+  if (!r.ok()) return;
+  const auto raw = b_.bytes().subspan(d.offset, size);
+  d.value = HexValue(std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()),
+                     b_.options().max_value_chars);
+}
+
+void PrintObserver::EndTag(const Reader& r) { Close(r); }
 
 void FailVersion(Reader& r, int16_t version, const MessageSpec& spec) {
   r.Fail(ErrorKind::kUnsupportedVersion, absl::StrFormat("version %d, valid versions are %d-%d",
@@ -276,6 +365,16 @@ void FailVersion(Reader& r, int16_t version, const MessageSpec& spec) {
 }
 
 }  // namespace print_internal
+
+void PrintAnyBody(Reader& r, int16_t version, PrintBuilder& b, AnyMessage& body) {
+  const ExplainOps* ops = FindExplainOps(&body.spec());
+  if (ops == nullptr) {
+    r.Fail(ErrorKind::kInvalidValue,
+           absl::StrFormat("%s has no explain table entry", body.spec().name));
+    return;
+  }
+  ops->explain(r, version, b, body.raw());
+}
 
 // ---- Renderers.
 

@@ -11,11 +11,12 @@
 //       |   +-- length               uvarint   = 2 (compact, n+1)        [0x000f, 1B]
 //       |   +-- DescribeDelegationTokenOwner[0] ...
 //
-// Written once over FieldSpec, like decode.h, and decoding with the same Reader calls in
-// the same order, so it accepts exactly what DecodeStruct accepts (same errors, same
-// paths, same quirks): a node opens at the Reader's offset before a value is read and
-// closes at the offset after it. After a failure the nodes read so far remain, and the
-// nodes enclosing the failure offset are marked `failed`.
+// There is no second walk of the grammar: the tree is built by a DecodeObserver
+// (observer.h) of decode.h's own walk, so it accepts exactly what DecodeStruct accepts
+// (same errors, same paths, same quirks, same allocation budget): a node opens at the
+// Reader's offset before a value is read and closes at the offset after it. After a
+// failure the nodes read so far remain, and the nodes enclosing the failure offset are
+// marked `failed`.
 //
 // Coverage: scalars, strings, bytes, arrays (a `length` child, then one child per
 // element), nullable values (null markers), nullable struct presence markers (a
@@ -41,6 +42,7 @@
 #include <vector>
 
 #include "codec/schema/decode.h"
+#include "codec/schema/message.h"
 #include "codec/schema/min_size.h"
 #include "codec/schema/spec.h"
 #include "codec/wire/reader.h"
@@ -163,306 +165,63 @@ class PrintBuilder {
 
 namespace print_internal {
 
-using schema_internal::DecodeContext;
-using Kind = PrintNode::Kind;
-
-struct PrintContext {
-  DecodeContext dc;  // Reader, version, flexibility, error path (as decode.h)
-  PrintBuilder& b;
-  bool header_style;  // request/response header: snake_case names, nullable_ types
-
-  Reader& r() { return dc.r; }
-  std::string Label(const FieldSpec& f) const {
-    return header_style ? PrintBuilder::SnakeCase(f.name) : std::string(f.name);
+// The DecodeObserver that builds the object tree: every Begin/End pair of the decode
+// walk is a node (print.cc). Labels and types follow the message definitions, or in
+// `header_style` the protocol guide's header fields (snake_case names, nullable_ types).
+class PrintObserver final : public DecodeObserver {
+ public:
+  PrintObserver(PrintBuilder& b, std::string path, int16_t version, bool header_style)
+      : b_(b), version_(version), header_style_(header_style) {
+    paths_.push_back(std::move(path));
   }
-  std::string Type(const FieldSpec& f) const {
-    if (!header_style) return f.type_name;
-    std::string t = FieldTypeName(f.type);
-    return dc.Nullable(f) ? "nullable_" + t : t;
-  }
+
+  void BeginField(const Reader& r, const FieldSpec& f) override;
+  void EndField(const Reader& r) override;
+  void BeginElement(const Reader& r, const FieldSpec& f, int64_t index,
+                    const char* struct_name) override;
+  void EndElement(const Reader& r) override;
+  void BeginElided(const Reader& r, const FieldSpec& f, int64_t from,
+                   const char* struct_name) override;
+  void EndElided(const Reader& r, int64_t elided, bool sensitive) override;
+  void Value(int64_t v) override;
+  void Value(double v) override;
+  void Value(bool v) override;
+  void Value(const Uuid& v) override;
+  void Blob(FieldType kind, bool compact, const std::string* s, bool sensitive) override;
+  void BeginArrayCount(const Reader& r, bool compact) override;
+  int64_t EndArrayCount(const Reader& r, int64_t count, bool compact) override;
+  void BeginRecordsLength(const Reader& r, bool compact) override;
+  void EndRecordsLength(const Reader& r, int64_t length, bool compact) override;
+  void RecordsPayload(const Reader& r, const FieldSpec& f, int16_t version, size_t at,
+                      size_t size) override;
+  void BeginPresence(const Reader& r) override;
+  void EndPresence(const Reader& r, bool present) override;
+  void BeginTaggedFields(const Reader& r) override;
+  void TaggedFieldCount(const Reader& r, size_t at, uint32_t count) override;
+  void EndTaggedFields(const Reader& r) override;
+  void BeginTag(const Reader& r) override;
+  void TagHeader(const Reader& r, size_t at, uint32_t tag, uint32_t size) override;
+  void KnownTag(const FieldSpec& f) override;
+  void BeginUnknownTag(const Reader& r) override;
+  void EndUnknownTag(const Reader& r, uint32_t size) override;
+  void EndTag(const Reader& r) override;
+
+ private:
+  std::string Label(const FieldSpec& f) const;
+  std::string Type(const FieldSpec& f) const;
+  // Opens a node below the innermost open one and makes it the innermost.
+  void Open(const Reader& r, PrintNode::Kind kind, std::string label, std::string type,
+            std::string path);
+  // Closes the innermost node; returns its index.
+  size_t Close(const Reader& r);
+  PrintNode& Top() { return b_.node(open_.back()); }
+
+  PrintBuilder& b_;
+  int16_t version_;
+  bool header_style_;
+  std::vector<size_t> open_;         // open nodes, innermost last
+  std::vector<std::string> paths_;   // paths of the open fields and elements
 };
-
-template <KafkaStruct S>
-void PrintStructContents(PrintContext& c, S& s, const std::string& path);
-
-template <class T>
-inline constexpr bool kIsOptional = false;
-template <class X>
-inline constexpr bool kIsOptional<std::optional<X>> = true;
-
-// Wire kind of a blob value (`std::string` is a string or bytes, by the field spec).
-inline FieldType BlobKind(FieldType t) {
-  return t == FieldType::kString ? FieldType::kString : FieldType::kBytes;
-}
-
-// A scalar (fixed-width) value: one leaf.
-template <class T>
-void PrintScalar(PrintContext& c, const FieldSpec& f, T& v, size_t n) {
-  schema_internal::DecodeValue(c.dc, f, v);
-  if (!c.r().ok()) return;
-  PrintNode& node = c.b.node(n);
-  if constexpr (std::is_same_v<T, bool>) {
-    node.value = v ? "true" : "false";
-  } else if constexpr (std::is_same_v<T, double>) {
-    node.value = PrintBuilder::Float(v);
-  } else if constexpr (std::is_same_v<T, Uuid>) {
-    node.value = PrintBuilder::UuidText(v);
-  } else {
-    node.value = PrintBuilder::Int(static_cast<int64_t>(v));
-  }
-}
-
-// Records: a `length` child, then the payload (opaque, or the RecordsPrinter's nodes).
-void PrintRecords(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
-                  const std::string& path, std::optional<Records>& out);
-
-// Array elements and struct contents.
-template <class E>
-void PrintElement(PrintContext& c, const FieldSpec& f, bool compact, E& e, const std::string& label,
-                  const std::string& path) {
-  if constexpr (KafkaStruct<E>) {
-    const size_t n = c.b.Open(c.r(), Kind::kElement, label, E::kStructName, path);
-    PrintStructContents(c, e, path);
-    c.b.Close(c.r(), n);
-  } else {
-    const size_t n = c.b.Open(c.r(), Kind::kElement, label, FieldTypeName(f.element), path);
-    if constexpr (std::is_same_v<E, std::string>) {
-      schema_internal::DecodeBlob(c.dc, f.element, compact, false, e);
-      if (c.r().ok()) c.b.Blob(n, BlobKind(f.element), compact, &e, f.sensitive);
-    } else {
-      PrintScalar(c, f, e, n);
-    }
-    c.b.Close(c.r(), n);
-  }
-}
-
-// True when a struct element has a sensitive field of its own (AlterUserScramCredentials
-// Upsertions, DescribeDelegationToken Tokens): its summarized bytes are then redacted.
-template <class E>
-constexpr bool HasSensitiveField() {
-  if constexpr (KafkaStruct<E>) {
-    for (const FieldSpec& f : E::kFields) {
-      if (f.sensitive) return true;
-    }
-  }
-  return false;
-}
-
-// The count (a `length` child of field node `n`) and the elements; past
-// PrintOptions::max_array_elements (or max_nodes) the rest are decoded with decode.h's
-// DecodeElement under one summary node. Returns false on null.
-template <class E>
-bool PrintArray(PrintContext& c, const FieldSpec& f, bool nullable, size_t n,
-                const std::string& path, std::vector<E>& v) {
-  const bool compact = c.dc.Compact(f);
-  const size_t len =
-      c.b.Open(c.r(), Kind::kLength, "length", compact ? "uvarint" : "int32", path + ".length");
-  // As decode.h: the count is bounded by the bytes left minus those reserved for the
-  // enclosing arrays' remaining elements.
-  const size_t min = MinElementSize<E>(c.dc.version, c.dc.flexible, compact);
-  const size_t at = c.r().offset();
-  const int64_t count = c.r().ReadArrayCount(compact, nullable, min, c.dc.reserved);
-  c.b.Close(c.r(), len);
-  if (!c.r().ok()) return false;
-  PrintNode& ln = c.b.node(len);
-  ln.value = PrintBuilder::Int(count < 0 ? (compact ? 0 : -1) : (compact ? count + 1 : count));
-  if (compact) ln.detail = count < 0 ? "(compact, 0 = null)" : "(compact, n+1)";
-  ln.note = count < 0    ? "null"
-            : count == 1 ? "one element follows"
-                         : PrintBuilder::Int(count) + " elements follow";
-  c.b.node(n).value = count < 0 ? "null" : PrintBuilder::Int(count);
-  if (count < 0) return false;
-  v.clear();
-  // Bounded by the bytes left (ReadArrayCount) and charged as decode.h charges it.
-  if (count > 0 && !c.r().Charge(static_cast<size_t>(count) * sizeof(E), at)) return false;
-  v.resize(static_cast<size_t>(count));
-  const std::string elem_name = [&] {
-    if constexpr (KafkaStruct<E>) return std::string(E::kStructName);
-    return std::string(f.name);
-  }();
-  const size_t outer_reserved = c.dc.reserved;
-  const PrintOptions& po = c.b.options();
-  const int64_t shown = c.b.nodes().size() >= po.max_nodes
-                            ? 0
-                            : std::min<int64_t>(count, static_cast<int64_t>(po.max_array_elements));
-  size_t rest = SIZE_MAX;  // the summary node of elements [shown, count)
-  for (int64_t i = 0; i < count; ++i) {
-    c.dc.node->index = i;
-    c.dc.reserved = outer_reserved + static_cast<size_t>(count - 1 - i) * min;
-    if (i < shown) {
-      const std::string idx = "[" + PrintBuilder::Int(i) + "]";
-      PrintElement(c, f, compact, v[static_cast<size_t>(i)], elem_name + idx, path + idx);
-    } else {
-      if (i == shown) {
-        rest = c.b.Open(c.r(), Kind::kElement, elem_name + "[" + PrintBuilder::Int(i) + "...]",
-                        "", path + "[" + PrintBuilder::Int(i) + "...]");
-      }
-      schema_internal::DecodeElement(c.dc, f, compact, v[static_cast<size_t>(i)]);
-    }
-    if (!c.r().ok()) break;
-  }
-  if (rest != SIZE_MAX) {
-    c.b.Close(c.r(), rest);
-    PrintNode& s = c.b.node(rest);
-    s.value = PrintBuilder::Int(count - shown) + " more elements";
-    s.note = "not shown (PrintOptions::max_array_elements / max_nodes)";
-    if ((f.sensitive || HasSensitiveField<E>()) && !po.show_secrets) s.redacted = true;
-  }
-  c.dc.reserved = outer_reserved;
-  c.dc.node->index = -1;
-  return true;
-}
-
-// One field value of C++ type T, as node `label` at `path`.
-template <class T>
-void PrintValue(PrintContext& c, const FieldSpec& f, T& v, const std::string& label,
-                const std::string& path) {
-  const bool nullable = c.dc.Nullable(f);
-  const bool compact = c.dc.Compact(f);
-  const size_t n = c.b.Open(c.r(), Kind::kField, label, c.Type(f), path);
-  if constexpr (std::is_same_v<T, std::string>) {
-    schema_internal::DecodeBlob(c.dc, f.type, compact, false, v);
-    if (c.r().ok()) c.b.Blob(n, BlobKind(f.type), compact, &v, f.sensitive);
-  } else if constexpr (std::is_same_v<T, Records>) {
-    std::optional<Records> rec;
-    PrintRecords(c, f, false, n, path, rec);
-    if (rec) v = std::move(*rec);
-  } else if constexpr (KafkaStruct<T>) {
-    PrintStructContents(c, v, path);
-  } else if constexpr (kIsOptional<T>) {
-    using X = typename T::value_type;
-    if constexpr (std::is_same_v<X, std::string>) {
-      std::string s;
-      const bool present = schema_internal::DecodeBlob(c.dc, f.type, compact, nullable, s);
-      if (present)
-        v = std::move(s);
-      else
-        v.reset();
-      if (c.r().ok()) c.b.Blob(n, BlobKind(f.type), compact, v ? &*v : nullptr, f.sensitive);
-    } else if constexpr (std::is_same_v<X, Records>) {
-      PrintRecords(c, f, nullable, n, path, v);
-    } else if constexpr (KafkaStruct<X>) {
-      const size_t m = c.b.Open(c.r(), Kind::kPresence, "present", "int8", path + ".present");
-      const bool present = c.r().ReadStructPresence(nullable);
-      c.b.Close(c.r(), m);
-      if (c.r().ok()) {
-        c.b.node(m).value = present ? "1" : "-1";
-        c.b.node(m).note = present ? "nullable struct: present" : "nullable struct: null";
-        if (!present) c.b.node(n).value = "null";
-      }
-      if (present)
-        PrintStructContents(c, v.emplace(), path);
-      else
-        v.reset();
-    } else {
-      X arr;
-      if (PrintArray(c, f, nullable, n, path, arr))
-        v = std::move(arr);
-      else
-        v.reset();
-    }
-  } else if constexpr (schema_internal::IsVector<T>::value) {
-    PrintArray(c, f, false, n, path, v);
-  } else {
-    PrintScalar(c, f, v, n);
-  }
-  c.b.Close(c.r(), n);
-}
-
-// Regular (untagged) fields present at the version, in wire order.
-struct RegularFieldPrinter {
-  PrintContext& c;
-  PathNode& node;
-  const std::string& path;
-  template <class T>
-  void operator()(const FieldSpec& f, T& value) {
-    if constexpr (!kIsTagged<T>) {
-      if (!f.versions.Contains(c.dc.version) || !c.r().ok()) return;
-      node.name = f.name;
-      const std::string label = c.Label(f);
-      PrintValue(c, f, value, label, path + "." + label);
-    }
-  }
-};
-
-// The payload of one known tag; sets `found` when the tag is known here.
-struct TaggedFieldPrinter {
-  PrintContext& c;
-  PathNode& node;
-  const std::string& path;
-  uint32_t tag;
-  const FieldSpec* found = nullptr;
-  template <class T>
-  void operator()(const FieldSpec& f, Tagged<T>& value) {
-    if (found || f.tag != static_cast<int32_t>(tag) || !f.tagged.Contains(c.dc.version)) return;
-    found = &f;
-    node.name = f.name;
-    const std::string label = c.Label(f);
-    PrintValue(c, f, value.emplace(), label, path + "." + label);
-  }
-  template <class T>
-  void operator()(const FieldSpec&, T&) {}  // untagged fields
-};
-
-// Out-of-line parts of the tagged-field section.
-// Opens the section node and reads the count (with a `count` child when non-zero).
-size_t OpenTaggedFields(PrintContext& c, const std::string& path, uint32_t* count);
-// Reads one tag header into an open `tag N` node with `tag` and `size` children.
-// Returns the node index, or SIZE_MAX when the header failed (node closed, the reader
-// has the error).
-size_t PrintTagHeader(PrintContext& c, const std::string& path, int64_t previous, uint32_t* tag,
-                      uint32_t* size);
-// Labels tag node `n` once its payload is known: `field` is the known field.
-void FinishKnownTag(PrintContext& c, size_t n, const FieldSpec& field);
-// The payload of an unknown tag: a `data` node; kept for re-encoding (as decode.h).
-void PrintUnknownTag(PrintContext& c, size_t n, UnknownTaggedFields& unknown, uint32_t tag,
-                     uint32_t size);
-
-template <KafkaStruct S>
-void PrintTaggedFields(PrintContext& c, S& s, PathNode& node, const std::string& path) {
-  node.name = "tagged_fields";
-  uint32_t count = 0;
-  const size_t section = OpenTaggedFields(c, path, &count);
-  int64_t previous = -1;
-  for (uint32_t i = 0; i < count && c.r().ok(); ++i) {
-    node.name = "tagged_fields";
-    const size_t at = c.r().offset();
-    uint32_t tag = 0, size = 0;
-    const size_t n = PrintTagHeader(c, path, previous, &tag, &size);
-    if (n == SIZE_MAX) break;
-    previous = tag;
-    // As decode.h: a known value longer than `size` fails kTagSizeMismatch at `at`.
-    const Reader::TagLimit limit = c.r().PushTagLimit(size, at);
-    const size_t outer_reserved = c.dc.reserved;
-    c.dc.reserved = 0;  // the reserved bytes lie beyond this limit
-    TaggedFieldPrinter d{c, node, path, tag};
-    S::VisitFields(d, s);
-    if (d.found != nullptr) {
-      schema_internal::CheckTagConsumed(c.dc, at, tag, size);
-      FinishKnownTag(c, n, *d.found);
-    } else {
-      PrintUnknownTag(c, n, s.unknown_tagged_fields, tag, size);
-    }
-    c.dc.reserved = outer_reserved;
-    c.r().PopTagLimit(limit);
-    c.b.Close(c.r(), n);
-  }
-  c.b.Close(c.r(), section);
-}
-
-// The fields of struct `s` (whose node is open) and its tagged-field section.
-template <KafkaStruct S>
-void PrintStructContents(PrintContext& c, S& s, const std::string& path) {
-  PathNode node{c.dc.node, nullptr, -1};
-  PathNode* const parent = c.dc.node;
-  c.dc.node = &node;
-  c.r().set_path(&node);
-  RegularFieldPrinter d{c, node, path};
-  S::VisitFields(d, s);
-  if (c.dc.flexible && c.r().ok()) PrintTaggedFields(c, s, node, path);
-  c.dc.node = parent;
-  c.r().set_path(parent);
-}
 
 // Fails like DecodeBody for a version outside the message's valid versions.
 void FailVersion(Reader& r, int16_t version, const MessageSpec& spec);
@@ -479,9 +238,10 @@ struct PrintScope {
   bool header_style = false;  ///< snake_case names and nullable_ types (headers).
 };
 
-/// Decodes the body of M at `version` from `r` exactly as DecodeBody<M> does (same
-/// errors and paths) while appending its nodes to `b`: one node for the struct, then
-/// its fields below it. `out` must be default-constructed.
+/// Decodes the body of M at `version` from `r` with decode.h's own walk — the same
+/// calls as DecodeBody<M>, so the same errors, paths and allocation budget — observed by
+/// the tree builder, which appends its nodes to `b`: one node for the struct, then its
+/// fields below it. `out` receives the decoded message (as DecodeBody's).
 template <class M>
 requires KafkaStruct<M> && requires { M::kMessage; }
 void PrintBody(Reader& r, int16_t version, PrintBuilder& b, M& out, const PrintScope& scope = {}) {
@@ -494,14 +254,37 @@ void PrintBody(Reader& r, int16_t version, PrintBuilder& b, M& out, const PrintS
   if (!M::kMessage.valid.Contains(version)) {
     print_internal::FailVersion(r, version, M::kMessage);
   } else {
-    const bool flexible = M::kMessage.flexible.Contains(version);
-    print_internal::PrintContext c{schema_internal::DecodeContext{r, version, flexible, &root}, b,
-                                   scope.header_style};
-    print_internal::PrintStructContents(c, out, scope.path);
+    print_internal::PrintObserver o(b, scope.path, version, scope.header_style);
+    schema_internal::ObservedContext c{
+        {r, version, M::kMessage.flexible.Contains(version), &root}, o};
+    schema_internal::DecodeStruct(c, out);
   }
   b.Close(r, n);
   r.set_path(root.parent);
 }
+
+/// The explain visitor of one message type, for run-time dispatch (kwire::explain's
+/// generated table, tools/gen_ops_table.py). `m` is an `M*`, default-constructed.
+struct ExplainOps {
+  const MessageSpec* spec;
+  void (*explain)(Reader& r, int16_t version, PrintBuilder& b, void* m);
+};
+
+/// The ExplainOps of M (used by the generated table).
+template <KafkaMessage M>
+constexpr ExplainOps MakeExplainOps() {
+  return ExplainOps{&M::kMessage, [](Reader& r, int16_t v, PrintBuilder& b, void* m) {
+                      PrintBody(r, v, b, *static_cast<M*>(m));
+                    }};
+}
+
+/// The ExplainOps of the message `spec` describes; nullptr for a spec that is not a
+/// request, response or header message of codec/defs.
+const ExplainOps* FindExplainOps(const MessageSpec* spec);
+
+/// PrintBody (default scope) on a message chosen at run time: `body` receives the
+/// decoded message. Fails kInvalidValue when `body`'s type has no table entry.
+void PrintAnyBody(Reader& r, int16_t version, PrintBuilder& b, AnyMessage& body);
 
 /// The object tree as text, in the documentation pages' style: one row per node with
 /// tree branches, label, type, `= value detail`, `[0xOFFS, NB]` and a note. Nodes marked

@@ -46,7 +46,7 @@ class RoundTripTest : public testing::TestWithParam<Case> {};
 TEST_P(RoundTripTest, Minimal) {
   const Case& c = GetParam();
   AnyMessage m(c.api->ops(c.dir));
-  m.ops().fill_minimal(c.version, m.raw());
+  FillMinimal(c.version, m);
   const std::vector<uint8_t> bytes = RoundTrip(c, m);
   EXPECT_FALSE(HasFailure());
   (void)bytes;
@@ -58,7 +58,7 @@ TEST_P(RoundTripTest, Random) {
                       (uint64_t(c.version) << 8) ^ uint64_t(c.dir));
   for (int i = 0; i < 20 && !HasFailure(); ++i) {
     AnyMessage m(c.api->ops(c.dir));
-    m.ops().fill_random(rng, c.version, m.raw());
+    FillRandom(rng, c.version, m);
     RoundTrip(c, m);
   }
 }

@@ -21,9 +21,13 @@ bool DecodeBlob(DecodeContext& c, FieldType kind, bool compact, bool nullable, s
   return true;
 }
 
-bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records& out) {
+bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records& out,
+                   DecodeObserver* o) {
+  const bool compact = c.Compact(f);
   const size_t at = c.r.offset();
-  const int64_t len = c.r.ReadBytesLength(c.Compact(f), nullable);
+  if (o != nullptr) o->BeginRecordsLength(c.r, compact);
+  const int64_t len = c.r.ReadBytesLength(compact, nullable);
+  if (o != nullptr) o->EndRecordsLength(c.r, c.r.ok() ? len : 0, compact);
   if (len < 0) return false;
   const bool borrow = c.r.options().borrow_records;
   if (!borrow && !c.r.Charge(StringHeapBytes(static_cast<size_t>(len)), at)) return true;
@@ -34,6 +38,9 @@ bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records&
     out.bytes.assign(payload);
     out.view = {};
     out.borrowed = false;
+  }
+  if (o != nullptr && c.r.ok()) {
+    o->RecordsPayload(c.r, f, c.version, c.r.offset() - payload.size(), payload.size());
   }
   ValidateRecords(c, f, payload);
   return true;

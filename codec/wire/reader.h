@@ -58,13 +58,17 @@ enum Quirk : uint32_t {
   /// trip stays byte-exact (the encoder writes them back only with this quirk in its
   /// EncodeOptions, see writer.h). Java: accepted, each bad sequence decoded as U+FFFD.
   kQuirkInvalidUtf8 = 1u << 6,
+  /// A known tagged field's value is read by its type, whatever size its header
+  /// declares (more or fewer bytes); an unknown tag's payload is still `size` bytes.
+  /// Java: the generated readers ignore the size of the tags they know.
+  kQuirkKnownTagSizeIgnored = 1u << 7,
 };
 
 /// All quirks: decode what the Java implementation decodes.
 inline constexpr uint32_t kQuirksJava =
     kQuirkNonCanonicalVarint | kQuirkVarintExtraBits | kQuirkAnyNonZeroBool |
     kQuirkAnyNegativeLengthIsNull | kQuirkUnorderedTags | kQuirkAnyStructMarker |
-    kQuirkInvalidUtf8;
+    kQuirkInvalidUtf8 | kQuirkKnownTagSizeIgnored;
 
 class RecordsValidator;  // codec/schema/decode.h
 

@@ -110,8 +110,8 @@ constexpr const char* kDecodeUsage =
     "  --quirks LIST    accept what Apache Kafka's Java code accepts: `java` (all), or a\n"
     "                   comma-separated list of non-canonical-varint, varint-extra-bits,\n"
     "                   any-nonzero-bool, any-negative-length-is-null, unordered-tags,\n"
-    "                   any-struct-marker, invalid-utf8 (default: strict); they apply inside\n"
-    "                   records too\n"
+    "                   any-struct-marker, invalid-utf8, known-tag-size-ignored (default:\n"
+    "                   strict); they apply inside records too\n"
     "  --records MODE   validate (default) or opaque: keep records fields unexamined\n"
     "  --quiet          no summary lines (errors are still printed)\n"
     "  --json           print each frame as one line of JSON in the mapping of\n"
@@ -351,6 +351,7 @@ bool ResolveQuirks(const std::string& list, uint32_t& q, Usage& u) {
       {"unordered-tags", kQuirkUnorderedTags},
       {"any-struct-marker", kQuirkAnyStructMarker},
       {"invalid-utf8", kQuirkInvalidUtf8},
+      {"known-tag-size-ignored", kQuirkKnownTagSizeIgnored},
   };
   q = 0;
   size_t start = 0;

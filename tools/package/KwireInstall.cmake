@@ -16,10 +16,15 @@
 # find_package(kwire) components, one export set each (loaded in this order):
 #   wire     kwire::wire                     Reader / Writer / varints / Error
 #   records  kwire::crc32c, kwire::records   record batches, CRC-32C, compression
-#   codec    kwire::codec                    generated messages, registry, frames
-#   tools    kwire::records_print,           harness libraries (only when built with
-#            kwire::conformance              KWIRE_TOOLS)
-# A component brings the ones it links: codec needs records and wire; tools needs codec.
+#   codec    kwire::codec                    generated messages (decode, encode, equality,
+#                                            copy), registry, frames: the core
+#   explain  kwire::explain,                 object trees of frames (print.h, explain.h),
+#            kwire::records_print            record batches inside them
+#   fill     kwire::fill                     minimal and random message instances
+#   tools    kwire::conformance              the conformance checks (only when built
+#                                            with KWIRE_TOOLS)
+# A component brings the ones it links: codec needs records and wire; explain and fill
+# need codec; tools needs explain and fill.
 # No COMPONENTS means codec (hence wire and records; tools are loaded only on request).
 
 include(CMakePackageConfigHelpers)
@@ -28,13 +33,15 @@ set(KWIRE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/kwire)
 set(KWIRE_HEADER_DIR ${CMAKE_INSTALL_INCLUDEDIR}/kwire)
 
 # ---- libraries, one export set per component.
-set(KWIRE_COMPONENTS wire records codec)
+set(KWIRE_COMPONENTS wire records codec explain fill)
 set(KWIRE_COMPONENT_TARGETS_wire kwire_wire)
 set(KWIRE_COMPONENT_TARGETS_records kwire_crc32c kwire_records)
 set(KWIRE_COMPONENT_TARGETS_codec kwire_codec)
+set(KWIRE_COMPONENT_TARGETS_explain kwire_explain kwire_records_print)
+set(KWIRE_COMPONENT_TARGETS_fill kwire_fill)
 if(TARGET kwire_conformance)
   list(APPEND KWIRE_COMPONENTS tools)
-  set(KWIRE_COMPONENT_TARGETS_tools kwire_records_print kwire_conformance)
+  set(KWIRE_COMPONENT_TARGETS_tools kwire_conformance)
 endif()
 foreach(component IN LISTS KWIRE_COMPONENTS)
   install(TARGETS ${KWIRE_COMPONENT_TARGETS_${component}} EXPORT kwire-${component}
