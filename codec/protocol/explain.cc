@@ -11,26 +11,61 @@ namespace {
 using Kind = PrintNode::Kind;
 constexpr size_t kSizePrefix = 4;
 
-// The size prefix as a `Frame` node with a `size` child. Returns true when the prefix
-// matches the frame, so that the header and body can follow. (The frame-level rules and
-// their error texts are frame.cc's: the explanation's status is the decoder's.)
-bool PrintSizePrefix(Reader& r, PrintBuilder& b, size_t frame_size) {
-  PathNode root{nullptr, "Frame.size", -1};
-  r.set_path(&root);
-  const size_t fr = b.Open(r, Kind::kFrame, "Frame", "", "Frame");
-  b.node(fr).note = "length-delimited framing";
-  const size_t s = b.Open(r, Kind::kField, "size", "int32", "Frame.size");
-  const int32_t size = r.ReadInt32();
-  b.Close(r, s);
-  b.Close(r, fr);
-  r.set_path(nullptr);
-  if (!r.ok()) return false;
-  b.node(s).value = PrintBuilder::Int(size);
-  b.node(s).note = "number of bytes that follow";
-  if (size >= 0 && static_cast<size_t>(size) == frame_size - kSizePrefix) return true;
-  b.node(s).failed = true;
-  return false;
-}
+void AnnotateHeader(std::vector<PrintNode>& nodes, size_t from, const ApiInfo* api, bool request);
+
+// The frame walk of frame.cc, observed: the size prefix as a `Frame` node with a `size`
+// child, the header and the body through the explain visitor (print.h). Frame-level
+// rules (size prefix, API key and version, trailing bytes) are frame.cc's own.
+class TreeWalk final : public frame_internal::FrameObserver {
+ public:
+  TreeWalk(PrintBuilder& b, const ApiInfo* api) : b_(b), api_(api) {}
+
+  void BeginSizePrefix(const Reader& r) override {
+    frame_ = b_.Open(r, Kind::kFrame, "Frame", "", "Frame");
+    b_.node(frame_).note = "length-delimited framing";
+    size_ = b_.Open(r, Kind::kField, "size", "int32", "Frame.size");
+  }
+  void EndSizePrefix(const Reader& r, int32_t size) override {
+    b_.Close(r, size_);
+    b_.Close(r, frame_);
+    if (!r.ok()) return;
+    b_.node(size_).value = PrintBuilder::Int(size);
+    b_.node(size_).note = "number of bytes that follow";
+  }
+  void ReadRequestHeader(Reader& r, int16_t hv, RequestHeader& h) override {
+    const size_t from = b_.nodes().size();
+    PrintBody(r, hv, b_, h,
+              PrintScope{Kind::kHeader, "RequestHeader", absl::StrFormat("v%d", hv),
+                         "RequestHeader", "common request header", true});
+    AnnotateHeader(b_.nodes(), from, api_, true);
+  }
+  void ReadResponseHeader(Reader& r, int16_t hv, ResponseHeader& h) override {
+    const size_t from = b_.nodes().size();
+    PrintBody(r, hv, b_, h,
+              PrintScope{Kind::kHeader, "ResponseHeader", absl::StrFormat("v%d", hv),
+                         "ResponseHeader", "common response header", true});
+    AnnotateHeader(b_.nodes(), from, api_, false);
+  }
+  void ReadBody(Reader& r, const MessageOps& ops, int16_t version, void* body) override {
+    const ExplainOps* e = FindExplainOps(ops.spec);
+    if (e == nullptr) {
+      r.Fail(ErrorKind::kInvalidValue,
+             absl::StrFormat("%s has no explain table entry", ops.spec->name));
+      return;
+    }
+    e->explain(r, version, b_, body);
+  }
+  // Marks the size node when the frame failed a size-prefix rule.
+  void MarkSize(const absl::Status& s) {
+    const std::optional<Error> e = ErrorFromStatus(s);
+    if (size_ != SIZE_MAX && e && e->path == "Frame.size") b_.node(size_).failed = true;
+  }
+
+ private:
+  PrintBuilder& b_;
+  const ApiInfo* api_;
+  size_t frame_ = SIZE_MAX, size_ = SIZE_MAX;
+};
 
 // Notes of the header rows (the protocol guide's header fields).
 void AnnotateHeader(std::vector<PrintNode>& nodes, size_t from, const ApiInfo* api, bool request) {
@@ -50,35 +85,26 @@ void AnnotateHeader(std::vector<PrintNode>& nodes, size_t from, const ApiInfo* a
   }
 }
 
-// Trailing bytes after the body: one failed node. Returns false if there are any.
-bool PrintEnd(Reader& r, PrintBuilder& b, size_t frame_size) {
-  if (!r.ok() || r.AtEnd()) return true;
-  const size_t n = b.OpenAt(r.offset(), Kind::kField, "trailing", "bytes", "Trailing");
-  b.node(n).value = absl::StrFormat("%d bytes", r.remaining());
+// Trailing bytes after the body (the walk failed kTrailingBytes where the body ended):
+// one failed node up to the end of the frame.
+void AddTrailing(PrintBuilder& b, const absl::Status& s, size_t frame_size) {
+  const std::optional<Error> e = ErrorFromStatus(s);
+  if (!e || e->kind != ErrorKind::kTrailingBytes || e->path == "Frame.size") return;
+  const size_t n = b.OpenAt(e->offset, Kind::kField, "trailing", "bytes", "Trailing");
+  b.node(n).value = absl::StrFormat("%d bytes", frame_size - e->offset);
   b.node(n).failed = true;
   b.CloseAt(n, frame_size);
-  return false;
 }
 
-// The explain visitor's verdict: its reader's error where it read (header and body);
-// where it stopped at a frame-level rule (size prefix, API key and version, trailing
-// bytes), the decoder's.
-absl::Status TreeStatus(const Reader& r, bool complete, const absl::Status& decoded) {
-  if (!r.ok()) return r.error().ToStatus();
-  return complete ? absl::OkStatus() : decoded;
-}
-
-void FinishRoot(PrintBuilder& b, const Reader& r, size_t root, const MessageSpec* spec,
-                int16_t version, const char* fallback, bool ok) {
+// The root spans the whole input (the walk reads every byte of a frame it accepts).
+void FinishRoot(PrintBuilder& b, const absl::Status& status, size_t root,
+                const MessageSpec* spec, int16_t version, const char* fallback) {
   PrintNode& n = b.node(root);
   n.label = spec != nullptr ? spec->name : fallback;
   n.path = n.label;
   n.type = spec != nullptr ? absl::StrFormat("message v%d", version) : "message";
-  b.Close(r, root);
-  if (!ok) {
-    b.node(root).failed = true;
-    b.node(root).size = b.bytes().size();  // the root always spans the whole input
-  }
+  b.CloseAt(root, b.bytes().size());
+  if (!status.ok()) b.node(root).failed = true;
 }
 
 // A message with sensitive fields whose frame does not decode: the explain visitor
@@ -121,33 +147,28 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
   FrameOptions fo;
   fo.decode = options.decode;
   fo.records_mode = options.records_mode;
-  ex.status = DecodeRequestFrame(frame, fo).status();
-
-  const RecordsFieldValidator records(fo.records);
-  Reader r(frame, 0, FrameDecodeOptions(fo, &records));
-  PrintBuilder b(frame, options, ex.nodes);
-  const size_t root = b.Open(r, Kind::kMessage, "", "", "");
-  bool complete = false;
   const ApiInfo* keyed = nullptr;  // the API named by the key, whatever the version
   const ApiInfo* api = nullptr;    // the same when the version is valid
   int16_t version = 0;
-  const bool size_ok = PrintSizePrefix(r, b, frame.size());
   if (const std::optional<RequestApi> ids = PeekRequestApi(frame)) {
     version = ids->api_version;
     keyed = FindApi(ids->api_key);
     if (keyed != nullptr && keyed->request_versions().Contains(version)) api = keyed;
   }
-  if (api != nullptr && size_ok) {
-    const int16_t hv = RequestHeaderVersion(api->api_key, version);
-    RequestHeader header;
-    const size_t from = ex.nodes.size();
-    PrintBody(r, hv, b, header,
-              PrintScope{Kind::kHeader, "RequestHeader", absl::StrFormat("v%d", hv),
-                         "RequestHeader", "common request header", true});
-    AnnotateHeader(ex.nodes, from, api, true);
-    AnyMessage body(*api->request);
-    PrintAnyBody(r, version, b, body);
-    complete = PrintEnd(r, b, frame.size());
+  PrintBuilder b(frame, options, ex.nodes);
+  const Reader start(frame);
+  const size_t root = b.Open(start, Kind::kMessage, "", "", "");
+  TreeWalk walk(b, api);
+  int16_t hv = 1;
+  RequestHeader header;
+  std::optional<AnyMessage> body;
+  ex.status = frame_internal::DecodeRequestFrameInto(
+      frame, fo, &hv, &header, [&](const MessageOps& ops) { return body.emplace(ops).raw(); },
+      &walk);
+  ex.tree_status = ex.status;
+  walk.MarkSize(ex.status);
+  AddTrailing(b, ex.status, frame.size());
+  if (api != nullptr && body.has_value()) {
     ex.title = absl::StrFormat("%s v%d, request header v%d, %d bytes on the wire",
                                api->request->spec->name, version, hv, frame.size());
   } else if (api != nullptr) {
@@ -156,9 +177,8 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
   } else {
     ex.title = absl::StrFormat("request, %d bytes on the wire", frame.size());
   }
-  ex.tree_status = TreeStatus(r, complete, ex.status);
-  FinishRoot(b, r, root, api != nullptr ? api->request->spec : nullptr, version, "Request",
-             ex.tree_status.ok());
+  FinishRoot(b, ex.status, root, api != nullptr ? api->request->spec : nullptr, version,
+             "Request");
   // By API key alone: an unsupported version's body is not explained but may hold secrets.
   HideUnlocatedSecrets(ex, keyed != nullptr ? keyed->request->spec : nullptr, options);
   return ex;
@@ -171,37 +191,31 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
   FrameOptions fo;
   fo.decode = options.decode;
   fo.records_mode = options.records_mode;
-  ex.status = DecodeResponseFrame(frame, api_key, api_version, fo).status();
-
-  const RecordsFieldValidator records(fo.records);
-  Reader r(frame, 0, FrameDecodeOptions(fo, &records));
-  PrintBuilder b(frame, options, ex.nodes);
-  const size_t root = b.Open(r, Kind::kMessage, "", "", "");
-  bool complete = false;
   const ApiInfo* const keyed = FindApi(api_key);
   const ApiInfo* const api =
       keyed != nullptr && keyed->response_versions().Contains(api_version) ? keyed : nullptr;
+  PrintBuilder b(frame, options, ex.nodes);
+  const Reader start(frame);
+  const size_t root = b.Open(start, Kind::kMessage, "", "", "");
+  TreeWalk walk(b, api);
+  int16_t hv = 0;
+  ResponseHeader header;
+  std::optional<AnyMessage> body;
+  ex.status = frame_internal::DecodeResponseFrameInto(
+      frame, api_key, api_version, fo, &hv, &header,
+      [&](const MessageOps& ops) { return body.emplace(ops).raw(); }, &walk);
+  ex.tree_status = ex.status;
+  walk.MarkSize(ex.status);
+  AddTrailing(b, ex.status, frame.size());
   if (api != nullptr) {
-    const int16_t hv = ResponseHeaderVersion(api_key, api_version);
-    if (PrintSizePrefix(r, b, frame.size())) {
-      ResponseHeader header;
-      const size_t from = ex.nodes.size();
-      PrintBody(r, hv, b, header,
-                PrintScope{Kind::kHeader, "ResponseHeader", absl::StrFormat("v%d", hv),
-                           "ResponseHeader", "common response header", true});
-      AnnotateHeader(ex.nodes, from, api, false);
-      AnyMessage body(*api->response);
-      PrintAnyBody(r, api_version, b, body);
-      complete = PrintEnd(r, b, frame.size());
-    }
     ex.title = absl::StrFormat("%s v%d, response header v%d, %d bytes on the wire",
-                               api->response->spec->name, api_version, hv, frame.size());
+                               api->response->spec->name, api_version,
+                               ResponseHeaderVersion(api_key, api_version), frame.size());
   } else {
     ex.title = absl::StrFormat("response, %d bytes on the wire", frame.size());
   }
-  ex.tree_status = TreeStatus(r, complete, ex.status);
-  FinishRoot(b, r, root, api != nullptr ? api->response->spec : nullptr, api_version, "Response",
-             ex.tree_status.ok());
+  FinishRoot(b, ex.status, root, api != nullptr ? api->response->spec : nullptr, api_version,
+             "Response");
   HideUnlocatedSecrets(ex, keyed != nullptr ? keyed->response->spec : nullptr, options);
   return ex;
 }

@@ -3,9 +3,11 @@
 // in the style of the reference documentation pages (see codec/schema/print.h for the
 // node model and the renderers, conformance/vectors/seeds.txt for the reference trees).
 //
-// The tree is built by the explain visitor, which reads exactly as the decoder does; the
-// frame's status is the decoder's own (DecodeRequestFrame / DecodeResponseFrame), so an
-// explanation of bad bytes shows the tree up to the failure and the precise error.
+// There is one walk: the explanation is the decoder's own frame walk (frame.cc: size
+// prefix, API key and version, header, body, trailing bytes) with the tree builder
+// observing it (frame_internal::FrameObserver, print.h's DecodeObserver), so its status is
+// the decoder's by construction, and an explanation of bad bytes shows the tree up to the
+// failure and the precise error.
 #ifndef KWIRE_CODEC_PROTOCOL_EXPLAIN_H_
 #define KWIRE_CODEC_PROTOCOL_EXPLAIN_H_
 
@@ -26,8 +28,8 @@ struct FrameExplanation {
   /// "DescribeDelegationTokenRequest v3, request header v2, 20 bytes on the wire".
   std::string title;
   absl::Status status;  ///< OK, or the decoder's error for these bytes.
-  /// The explain visitor's own verdict where it read the header and body (tested to
-  /// equal `status`); where it stopped at a frame-level rule, the decoder's.
+  /// The same as `status` (the tree and the verdict come from one walk); kept so that
+  /// callers written when the two were computed apart still compile.
   absl::Status tree_status;
 };
 

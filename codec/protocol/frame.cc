@@ -14,11 +14,14 @@ int32_t PeekInt32(std::span<const uint8_t> b) {
 }
 
 // Checks the size prefix of a whole frame; on success the reader is positioned after it.
-void ReadSizePrefix(Reader& r, size_t frame_size, const FrameOptions& options) {
+void ReadSizePrefix(Reader& r, size_t frame_size, const FrameOptions& options,
+                    frame_internal::FrameObserver* o) {
   PathNode root{nullptr, "Frame.size", -1};
   r.set_path(&root);
   const size_t at = r.offset();
+  if (o != nullptr) o->BeginSizePrefix(r);
   const int32_t size = r.ReadInt32();
+  if (o != nullptr) o->EndSizePrefix(r, size);
   if (r.ok()) {
     if (size < 0) {
       r.Fail(ErrorKind::kInvalidFrameSize, at, absl::StrFormat("size %d", size));
@@ -99,10 +102,11 @@ namespace frame_internal {
 
 absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameOptions& options,
                                     int16_t* header_version, RequestHeader* header,
-                                    absl::FunctionRef<void*(const MessageOps&)> body) {
+                                    absl::FunctionRef<void*(const MessageOps&)> body,
+                                    FrameObserver* observer) {
   const RecordsFieldValidator records(options.records);
   Reader r(frame, 0, FrameDecodeOptions(options, &records));
-  ReadSizePrefix(r, frame.size(), options);
+  ReadSizePrefix(r, frame.size(), options, observer);
   if (!r.ok()) return r.error().ToStatus();
   // The api key and version lead every request header version.
   PathNode root{nullptr, "RequestHeader", -1};
@@ -141,8 +145,13 @@ absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameO
   }
   r.set_path(nullptr);
   *header_version = RequestHeaderVersion(api_key, api_version);
-  DecodeBody(r, *header_version, *header);
-  api->request->decode(r, api_version, out);
+  if (observer != nullptr) {
+    observer->ReadRequestHeader(r, *header_version, *header);
+    observer->ReadBody(r, *api->request, api_version, out);
+  } else {
+    DecodeBody(r, *header_version, *header);
+    api->request->decode(r, api_version, out);
+  }
   ExpectEnd(r, "request body");
   return r.error().ToStatus();
 }
@@ -150,7 +159,8 @@ absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameO
 absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api_key,
                                      int16_t api_version, const FrameOptions& options,
                                      int16_t* header_version, ResponseHeader* header,
-                                     absl::FunctionRef<void*(const MessageOps&)> body) {
+                                     absl::FunctionRef<void*(const MessageOps&)> body,
+                                     FrameObserver* observer) {
   const RecordsFieldValidator records(options.records);
   Reader r(frame, 0, FrameDecodeOptions(options, &records));
   const ApiInfo* api = FindApi(api_key);
@@ -164,12 +174,17 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
                            api->response_versions().lo, api->response_versions().hi));
     return r.error().ToStatus();
   }
-  ReadSizePrefix(r, frame.size(), options);
+  ReadSizePrefix(r, frame.size(), options, observer);
   if (!r.ok()) return r.error().ToStatus();
   void* const out = body(*api->response);
   *header_version = ResponseHeaderVersion(api_key, api_version);
-  DecodeBody(r, *header_version, *header);
-  api->response->decode(r, api_version, out);
+  if (observer != nullptr) {
+    observer->ReadResponseHeader(r, *header_version, *header);
+    observer->ReadBody(r, *api->response, api_version, out);
+  } else {
+    DecodeBody(r, *header_version, *header);
+    api->response->decode(r, api_version, out);
+  }
   ExpectEnd(r, "response body");
   return r.error().ToStatus();
 }

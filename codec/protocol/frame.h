@@ -149,13 +149,33 @@ namespace frame_internal {
 // the frame's message type is known (its MessageOps) and returns the object to decode
 // the body into, an `ops.spec` type; nullptr refuses that type (kInvalidValue at the
 // request's api key, byte 4).
+//
+// `observer` (nullptr: plain decode) sees the same walk — one walk of a frame for the
+// decoder and the explain visitor (codec/protocol/explain.cc): it is told about the
+// size prefix and reads the header and body itself, with decode.h's walk observed.
+class FrameObserver {
+ public:
+  virtual ~FrameObserver() = default;
+  /// The size prefix is read next / was read (`size`, when r.ok()); its checks follow.
+  virtual void BeginSizePrefix(const Reader& r) = 0;
+  virtual void EndSizePrefix(const Reader& r, int32_t size) = 0;
+  /// Decodes the header at `header_version` into `*header` (a RequestHeader or a
+  /// ResponseHeader) as DecodeBody does.
+  virtual void ReadRequestHeader(Reader& r, int16_t header_version, RequestHeader& header) = 0;
+  virtual void ReadResponseHeader(Reader& r, int16_t header_version,
+                                  ResponseHeader& header) = 0;
+  /// Decodes the body, an `ops.spec` message at `version`, into `body` as ops.decode does.
+  virtual void ReadBody(Reader& r, const MessageOps& ops, int16_t version, void* body) = 0;
+};
 absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameOptions& options,
                                     int16_t* header_version, RequestHeader* header,
-                                    absl::FunctionRef<void*(const MessageOps&)> body);
+                                    absl::FunctionRef<void*(const MessageOps&)> body,
+                                    FrameObserver* observer = nullptr);
 absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api_key,
                                      int16_t api_version, const FrameOptions& options,
                                      int16_t* header_version, ResponseHeader* header,
-                                     absl::FunctionRef<void*(const MessageOps&)> body);
+                                     absl::FunctionRef<void*(const MessageOps&)> body,
+                                     FrameObserver* observer = nullptr);
 // `body` points at a message of type `spec`.
 absl::Status AppendRequestFrame(const RequestHeader& header, const MessageSpec& spec,
                                 const void* body, Writer* out);
