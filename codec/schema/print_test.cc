@@ -139,6 +139,13 @@ TEST(ExplainTest, FailsExactlyLikeTheDecoder) {
     const auto frame = frame_testing::EncodeFrame(c, m);
     auto check = [&](const std::vector<uint8_t>& bad, const std::string& what) {
       const FrameExplanation ex = Explain(c, bad);
+      // The observed walk (explain) against the plain one (the decoder's instantiation
+      // with the observer compiled out): the same verdict, error for error.
+      const absl::Status plain =
+          c.dir == Direction::kRequest
+              ? DecodeRequestFrame(bad).status()
+              : DecodeResponseFrame(bad, c.api->api_key, c.version).status();
+      EXPECT_EQ(ex.status, plain) << c.Name() << " " << what;
       EXPECT_EQ(ex.tree_status, ex.status) << c.Name() << " " << what;
       for (const PrintNode& n : ex.nodes) {
         EXPECT_LE(n.offset + n.size, bad.size()) << c.Name() << " " << what << " " << n.path;
@@ -231,6 +238,7 @@ TEST(ExplainTest, LongArraysAreSummarizedAndStillFailLikeTheDecoder) {
   for (int i = 0; i < 4; ++i) cut[static_cast<size_t>(i)] = static_cast<uint8_t>(size >> (24 - 8 * i));
   const FrameExplanation bad = ExplainRequestFrame(cut);
   ASSERT_FALSE(bad.status.ok());
+  EXPECT_EQ(bad.status, DecodeRequestFrame(cut).status());
   EXPECT_EQ(bad.tree_status, bad.status);
   EXPECT_LT(bad.nodes.size(), 1100u);
   // max_nodes: once reached, arrays show no element.
@@ -404,6 +412,7 @@ TEST(ExplainTest, TruncatedFrameMarksTheFailure) {
   const FrameExplanation ex = ExplainRequestFrame(frame);
   EXPECT_THAT(std::string(ex.status.message()),
               HasSubstr("truncated at byte 19 in DescribeDelegationTokenRequest.tagged_fields"));
+  EXPECT_EQ(ex.status, DecodeRequestFrame(frame).status());
   EXPECT_EQ(ex.tree_status, ex.status);
   const std::string tree = RenderObjectTree(ex.nodes);
   EXPECT_THAT(tree, HasSubstr("decoding failed here"));
