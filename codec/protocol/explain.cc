@@ -12,6 +12,7 @@ using Kind = PrintNode::Kind;
 constexpr size_t kSizePrefix = 4;
 
 void AnnotateHeader(std::vector<PrintNode>& nodes, size_t from, const ApiInfo* api, bool request);
+void AddTrailing(PrintBuilder& b, const absl::Status& s, size_t frame_size);
 
 // The frame walk of frame.cc, observed: the size prefix as a `Frame` node with a `size`
 // child, the header and the body through the explain visitor (print.h). Frame-level
@@ -55,10 +56,13 @@ class TreeWalk final : public frame_internal::FrameObserver {
     }
     e->explain(r, version, b_, body);
   }
-  // Marks the size node when the frame failed a size-prefix rule.
-  void MarkSize(const absl::Status& s) {
-    const std::optional<Error> e = ErrorFromStatus(s);
+  // After the walk (ex.status set): the verdict is the tree's too; a size-prefix rule
+  // that failed marks the size node, trailing bytes get a node of their own.
+  void Finish(FrameExplanation& ex) {
+    ex.tree_status = ex.status;
+    const std::optional<Error> e = ErrorFromStatus(ex.status);
     if (size_ != SIZE_MAX && e && e->path == "Frame.size") b_.node(size_).failed = true;
+    AddTrailing(b_, ex.status, ex.bytes.size());
   }
 
  private:
@@ -165,9 +169,7 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
   ex.status = frame_internal::DecodeRequestFrameInto(
       frame, fo, &hv, &header, [&](const MessageOps& ops) { return body.emplace(ops).raw(); },
       &walk);
-  ex.tree_status = ex.status;
-  walk.MarkSize(ex.status);
-  AddTrailing(b, ex.status, frame.size());
+  walk.Finish(ex);
   if (api != nullptr && body.has_value()) {
     ex.title = absl::StrFormat("%s v%d, request header v%d, %d bytes on the wire",
                                api->request->spec->name, version, hv, frame.size());
@@ -204,9 +206,7 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
   ex.status = frame_internal::DecodeResponseFrameInto(
       frame, api_key, api_version, fo, &hv, &header,
       [&](const MessageOps& ops) { return body.emplace(ops).raw(); }, &walk);
-  ex.tree_status = ex.status;
-  walk.MarkSize(ex.status);
-  AddTrailing(b, ex.status, frame.size());
+  walk.Finish(ex);
   if (api != nullptr) {
     ex.title = absl::StrFormat("%s v%d, response header v%d, %d bytes on the wire",
                                api->response->spec->name, api_version,
