@@ -19,7 +19,8 @@ void AddTrailing(PrintBuilder& b, const absl::Status& s, size_t frame_size);
 // rules (size prefix, API key and version, trailing bytes) are frame.cc's own.
 class TreeWalk final : public frame_internal::FrameObserver {
  public:
-  TreeWalk(PrintBuilder& b, const ApiInfo* api) : b_(b), api_(api) {}
+  TreeWalk(PrintBuilder& b, const ApiInfo* api, std::optional<AnyMessage>* body)
+      : b_(b), api_(api), body_(body) {}
 
   void BeginSizePrefix(const Reader& r) override {
     frame_ = b_.Open(r, Kind::kFrame, "Frame", "", "Frame");
@@ -47,14 +48,9 @@ class TreeWalk final : public frame_internal::FrameObserver {
                          "ResponseHeader", "common response header", true});
     AnnotateHeader(b_.nodes(), from, api_, false);
   }
-  void ReadBody(Reader& r, const MessageOps& ops, int16_t version, void* body) override {
-    const ExplainOps* e = FindExplainOps(ops.spec);
-    if (e == nullptr) {
-      r.Fail(ErrorKind::kInvalidValue,
-             absl::StrFormat("%s has no explain table entry", ops.spec->name));
-      return;
-    }
-    e->explain(r, version, b_, body);
+  // `body` is the message the walk created in `body_` (the explanation's own).
+  void ReadBody(Reader& r, const MessageOps&, int16_t version, void*) override {
+    PrintAnyBody(r, version, b_, **body_);
   }
   // After the walk (ex.status set): the verdict is the tree's too; a size-prefix rule
   // that failed marks the size node, trailing bytes get a node of their own.
@@ -68,6 +64,7 @@ class TreeWalk final : public frame_internal::FrameObserver {
  private:
   PrintBuilder& b_;
   const ApiInfo* api_;
+  std::optional<AnyMessage>* body_;
   size_t frame_ = SIZE_MAX, size_ = SIZE_MAX;
 };
 
@@ -162,10 +159,10 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
   PrintBuilder b(frame, options, ex.nodes);
   const Reader start(frame);
   const size_t root = b.Open(start, Kind::kMessage, "", "", "");
-  TreeWalk walk(b, api);
+  std::optional<AnyMessage> body;
+  TreeWalk walk(b, api, &body);
   int16_t hv = 1;
   RequestHeader header;
-  std::optional<AnyMessage> body;
   ex.status = frame_internal::DecodeRequestFrameInto(
       frame, fo, &hv, &header, [&](const MessageOps& ops) { return body.emplace(ops).raw(); },
       &walk);
@@ -199,10 +196,10 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
   PrintBuilder b(frame, options, ex.nodes);
   const Reader start(frame);
   const size_t root = b.Open(start, Kind::kMessage, "", "", "");
-  TreeWalk walk(b, api);
+  std::optional<AnyMessage> body;
+  TreeWalk walk(b, api, &body);
   int16_t hv = 0;
   ResponseHeader header;
-  std::optional<AnyMessage> body;
   ex.status = frame_internal::DecodeResponseFrameInto(
       frame, api_key, api_version, fo, &hv, &header,
       [&](const MessageOps& ops) { return body.emplace(ops).raw(); }, &walk);
