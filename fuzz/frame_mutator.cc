@@ -169,7 +169,14 @@ size_t MutateFrameInput(InputKind kind, uint8_t* data, size_t size, size_t max_s
   }
   ++stats.decoded;
   for (int attempt = 0; attempt < 4; ++attempt) {
-    Parsed p = *original;
+    // The first attempt mutates the parsed input itself (no deep copy of the message
+    // per execution); a retry parses `data` again (unchanged until an attempt succeeds).
+    std::optional<Parsed> reparsed;
+    if (attempt > 0) {
+      reparsed = Parse(kind, {data, size});
+      if (!reparsed.has_value()) break;
+    }
+    Parsed& p = attempt == 0 ? *original : *reparsed;
     if (!MutateStructure(mu, p)) continue;
     auto encoded = Serialize(p);
     if (!encoded.ok()) {

@@ -56,6 +56,11 @@ struct Mutator {
   ByteMutateFn byte_mutate = nullptr;
   /// Largest string/bytes value a mutation creates.
   size_t max_blob = 512;
+  /// Also make values no encoder accepts (message_encode_fuzzer: the encoder's
+  /// refusals): strings longer than 32,767 bytes, unknown tags out of order, repeated,
+  /// or numbered like a known tagged field. Off for the frame mutator, whose results
+  /// always encode.
+  bool refusals = false;
 
   explicit Mutator(uint64_t seed, ByteMutateFn fn = nullptr) : rng(seed), byte_mutate(fn) {}
   uint64_t Next() { return rng(); }
@@ -197,7 +202,12 @@ inline void ByteMutate(Mutator& mu, std::string& s, size_t cap) {
 
 // A string (≤ 32767 bytes) or bytes value.
 inline void MutateBlob(Mutator& mu, bool is_string, std::string& s) {
-  const size_t cap = is_string ? std::min<size_t>(mu.max_blob, 0x7fff) : mu.max_blob;
+  const size_t cap =
+      is_string ? std::min<size_t>(mu.max_blob, mu.refusals ? 0x8000 + 64 : 0x7fff) : mu.max_blob;
+  if (is_string && mu.refusals && mu.Chance(5)) {  // just over the limit
+    s.assign(0x8000 + mu.Below(2), 'k');
+    return;
+  }
   static const char* const kTokens[] = {"", "\0", "\xff", "\xc3\x28", "__consumer_offsets",
                                         "topic", "-1", "%s%n", "\xef\xbf\xbd", "PLAIN",
                                         "SCRAM-SHA-256", "range", "localhost:9092",
@@ -409,6 +419,25 @@ template <KafkaStruct S>
 void MutateUnknownTags(Walk& w, S& s) {
   Mutator& mu = w.mu;
   UnknownTaggedFields& u = s.unknown_tagged_fields;
+  if (mu.refusals && mu.Chance(30)) {  // tags an encoder must refuse
+    switch (mu.Below(3)) {
+      case 0:  // a lower tag after the last one
+        u.push_back({u.empty() ? 0u : u.back().tag - std::min<uint32_t>(u.back().tag, 1 + mu.Below(3)), "r"});
+        break;
+      case 1:  // a repeated tag
+        if (!u.empty()) u.push_back(u[mu.Below(u.size())]);
+        break;
+      default:  // the number of a tagged field of the struct, as an unknown tag
+        for (const FieldSpec& f : S::kFields) {
+          if (f.tag >= 0 && mu.Chance(50)) {
+            u.push_back({static_cast<uint32_t>(f.tag), ""});
+            break;
+          }
+        }
+        break;
+    }
+    return;
+  }
   const size_t op = u.empty() ? 0 : mu.Below(4);
   if (op == 0) {  // add one
     uint32_t tag;
@@ -487,7 +516,21 @@ template <KafkaStruct S>
 void ProjectStruct(int16_t version, bool flexible, S& s) {
   Projector p{version, flexible};
   S::VisitFields(p, s, schema_internal::DefaultInstance<S>());
-  if (!flexible) s.unknown_tagged_fields.clear();
+  if (!flexible) {
+    s.unknown_tagged_fields.clear();
+    return;
+  }
+  // An unknown tag at the old version may be a known tagged field at the new one
+  // (VoteResponse's tag 0 is NodeEndpoints from v1): dropped, as the encoder refuses it.
+  std::erase_if(s.unknown_tagged_fields, [&](const UnknownTaggedField& u) {
+    for (const FieldSpec& f : S::kFields) {
+      if (f.tag >= 0 && static_cast<uint32_t>(f.tag) == u.tag && f.versions.Contains(version) &&
+          f.tagged.Contains(version)) {
+        return true;
+      }
+    }
+    return false;
+  });
 }
 
 // ---- Crossover: each field present at the version is kept or taken from the other
@@ -592,7 +635,8 @@ bool MutateMessage(Mutator& mu, int16_t version, M& m) {
 
 /// Makes `m` encodable at `version`: fields absent there are reset to their defaults,
 /// null values made non-null where `version` forbids null, known tags not tagged at
-/// `version` dropped, and unknown tags dropped when `version` is not flexible.
+/// `version` dropped, and unknown tags dropped when `version` is not flexible or when
+/// they carry the number of a tagged field of `version`.
 template <KafkaMessage M>
 void ProjectToVersion(int16_t version, M& m) {
   mutate_internal::ProjectStruct(version, M::kMessage.flexible.Contains(version), m);

@@ -18,6 +18,9 @@
 //   * round trip (v2, strict): AppendRecordBatch(header, records) of a decoded batch
 //     decodes to the same header and records; an uncompressed batch with a valid CRC
 //     re-encodes byte-identically;
+//     and the encoder refuses the batch with another magic or codec 5-7 (kInvalidValue);
+//   * control records (version 0 exactly, later versions as a prefix) rebuild from
+//     ControlRecordKey and EndTxnMarkerValue;
 //   * explanation (codec/records/explain.h, what `kwire explain` shows): every node with
 //     a wire position lies inside the field; it renders.
 // Custom mutator: libFuzzer's byte mutations with batchLength/CRC-32C fixed up
@@ -32,10 +35,12 @@
 #include <random>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codec/records/explain.h"
 #include "codec/records/record_batch.h"
+#include "codec/wire/error.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/mutate.h"
 
@@ -142,6 +147,42 @@ void CheckRoundTrip(const BatchView& batch, const RecordSet& records,
                      "uncompressed batch does not re-encode byte-identically: %s",
                      FirstDifference(batch.bytes(), bytes));
   }
+  // What a decoded v2 batch never holds, the encoder refuses: another magic, codecs 5-7.
+  BatchHeader other_magic = batch.header();
+  other_magic.magic = static_cast<int8_t>(batch.index() % 2);
+  BatchHeader bad_codec = batch.header();
+  bad_codec.attributes = static_cast<int16_t>((bad_codec.attributes & ~kAttrCompressionMask) |
+                                              (5 + batch.index() % 3));
+  for (const BatchHeader& h : {other_magic, bad_codec}) {
+    auto refused = EncodeRecordBatch(h, records.records());
+    const std::optional<Error> e = ErrorFromStatus(refused.status());
+    KWIRE_FUZZ_CHECK(!refused.ok() && e.has_value() && e->kind == ErrorKind::kInvalidValue,
+                     "magic %d attributes %d: %s", h.magic, h.attributes,
+                     refused.ok() ? "encoded" : refused.status().ToString());
+  }
+}
+
+// A control batch's records that decode as control records (version 0 exactly; higher
+// versions start the same way) rebuild from ControlRecordKey / EndTxnMarkerValue.
+void CheckControlRecords(const BatchView& batch, const RecordSet& records) {
+  if (batch.magic() != 2 || !batch.header().is_control()) return;
+  auto hex = [](std::string_view v) {
+    return absl::BytesToHexString(absl::string_view(v.data(), v.size()));
+  };
+  for (const Record& r : records.records()) {
+    ControlRecord c;
+    if (!DecodeControlRecord(r, &c).ok()) continue;
+    const std::string key = ControlRecordKey(c.type, c.version);
+    KWIRE_FUZZ_CHECK(r.key->substr(0, 4) == key && (c.version > 0 || r.key->size() == 4),
+                     "control record key %s rebuilt as %s",
+                     hex(*r.key), hex(key));
+    if (!c.marker.has_value()) continue;
+    const std::string value = EndTxnMarkerValue(c.marker->coordinator_epoch, c.marker->version);
+    KWIRE_FUZZ_CHECK(r.value->substr(0, 6) == value &&
+                         (c.marker->version > 0 || r.value->size() == 6),
+                     "transaction marker %s rebuilt as %s",
+                     hex(*r.value), hex(value));
+  }
 }
 
 // The first node (pre-order) with a wire position outside the field [0, size),
@@ -211,6 +252,7 @@ void Check(std::span<const uint8_t> in) {
                        records.size());
     }
     CheckRoundTrip(batch, records, options);
+    CheckControlRecords(batch, records);
   }
   switch (it.state()) {
     case BatchIterator::kEnd:

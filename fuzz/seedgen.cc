@@ -35,6 +35,9 @@
 //                           codec and their inner-message faults, batch header,
 //                           record and control-record faults (strict and with the
 //                           Java quirks); rec-*: the records fields of records.jsonl
+//   message_encode_fuzzer/  gen-<Api>-<request|response>-{same,refusals}: a message
+//                           made and encoded at the highest version, and one encoded at
+//                           the lowest with refusals on (EncodeCorpus)
 // Deterministic: the same definitions give the same bytes.
 #include <algorithm>
 #include <cstdint>
@@ -1127,6 +1130,39 @@ void RecordCorpus(const fs::path& corpus, const fs::path& vectors) {
 }  // namespace
 }  // namespace kwire
 
+namespace kwire {
+namespace {
+
+// message_encode_fuzzer/gen-<Api>-<request|response>-<kind>: its input format (fuzz/
+// message_encode_fuzzer.cc) for every API and direction: a random message made and
+// encoded at the highest version ("same"), and one made at the highest and encoded at
+// the lowest with refusals on ("refusals": absent fields, nulls, tags, long strings).
+void EncodeCorpus(const fs::path& corpus) {
+  const fs::path dir = corpus / "message_encode_fuzzer";
+  Clean(dir);
+  const auto apis = AllApis();
+  for (size_t i = 0; i < apis.size(); ++i) {
+    for (bool response : {false, true}) {
+      const VersionRange r = apis[i].ops(response ? Direction::kResponse : Direction::kRequest)
+                                 .spec->valid;
+      const uint8_t hi = static_cast<uint8_t>(r.hi - r.lo);
+      const uint8_t b0 = response ? 1 : 0;
+      const Bytes same = {b0, static_cast<uint8_t>(i >> 8), static_cast<uint8_t>(i), hi, hi, 4,
+                          static_cast<uint8_t>(i), 0x5e, 0xed};
+      const Bytes refusals = {static_cast<uint8_t>(b0 | 8), static_cast<uint8_t>(i >> 8),
+                              static_cast<uint8_t>(i), hi, 0, 6, static_cast<uint8_t>(i), 0x0f,
+                              0xf5};
+      const std::string stem = absl::StrFormat("gen-%s-%s-", apis[i].name,
+                                               response ? "response" : "request");
+      Write(dir / (stem + "same"), same);
+      Write(dir / (stem + "refusals"), refusals);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kwire
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: kwire_fuzz_seedgen <corpus dir>\n");
@@ -1138,5 +1174,6 @@ int main(int argc, char** argv) {
   kwire::SplitCorpus(corpus, vectors);
   kwire::PrimitiveCorpus(corpus);
   kwire::RecordCorpus(corpus, vectors);
+  kwire::EncodeCorpus(corpus);
   return 0;
 }

@@ -5,7 +5,9 @@
 // null in a version where the field is not nullable is kNullNotAllowed; strings are at
 // most 32767 bytes (kStringTooLong) and well-formed UTF-8 (kInvalidUtf8, unless the
 // Writer's EncodeOptions allow kQuirkInvalidUtf8); known tagged fields are written when present, merged
-// with the preserved unknown tags in ascending tag order (KIP-482). Failures are recorded
+// with the preserved unknown tags in ascending tag order (KIP-482); unknown tags must be
+// strictly ascending and numbered unlike every known tagged field of the version
+// (kTagOutOfOrder / kTagDuplicate). Failures are recorded
 // in the Writer (sticky) with the field path.
 #ifndef KWIRE_CODEC_SCHEMA_ENCODE_H_
 #define KWIRE_CODEC_SCHEMA_ENCODE_H_
@@ -14,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -162,9 +165,14 @@ struct FieldEncoder {
 };
 
 // Writes the tagged-field section: the known tags in `tags` merged with `unknown` in
-// ascending tag order (fails kNonDefaultField if tags exist in a non-flexible version).
+// ascending tag order. Fails kNonDefaultField if tags exist in a non-flexible version,
+// kTagOutOfOrder / kTagDuplicate if `unknown` is not strictly ascending or repeats a tag,
+// and kTagDuplicate if an unknown tag has the number of a tagged field of `fields` at the
+// version, present or not (a decoder would read it as that field; Java's
+// RawTaggedFieldWriter refuses it too).
 void EncodeTaggedFields(EncodeContext& c, const UnknownTaggedFields& unknown,
-                        absl::InlinedVector<PendingTag, 2>& tags);
+                        absl::InlinedVector<PendingTag, 2>& tags,
+                        std::span<const FieldSpec> fields);
 
 template <KafkaStruct S>
 void EncodeStruct(EncodeContext& c, const S& s) {
@@ -176,7 +184,7 @@ void EncodeStruct(EncodeContext& c, const S& s) {
   FieldEncoder e{c, node, &tags};
   S::VisitFields(e, s, DefaultInstance<S>());
   node.name = "tagged_fields";
-  if (c.w.ok()) EncodeTaggedFields(c, s.unknown_tagged_fields, tags);
+  if (c.w.ok()) EncodeTaggedFields(c, s.unknown_tagged_fields, tags, S::kFields);
   c.node = parent;
   c.w.set_path(parent);
 }

@@ -886,6 +886,43 @@ TEST(HostileEncode, StringsLongerThan32767Bytes) {
   EXPECT_EQ(e.path, "RequestHeader.ClientId");
 }
 
+TEST(HostileEncode, UnknownTagsAscendingAndUnlikeEveryKnownTag) {
+  // FetchRequest: ClusterId is tag 0 from v12, ReplicaState tag 1 from v15.
+  auto with_unknown = [](std::initializer_list<uint32_t> tags) {
+    FetchRequest f;
+    for (uint32_t t : tags) f.unknown_tagged_fields.push_back({t, "x"});
+    return f;
+  };
+  auto expect = [](const Error& e, ErrorKind kind) {
+    EXPECT_EQ(e.kind, kind) << e.ToString();
+    EXPECT_EQ(e.path, "FetchRequest.tagged_fields") << e.ToString();
+  };
+  expect(EncodeError(with_unknown({3, 2}), 12), ErrorKind::kTagOutOfOrder);
+  expect(EncodeError(with_unknown({3, 3}), 12), ErrorKind::kTagDuplicate);
+  // Tag 1 is unknown at v12-14 (kept and read back as unknown), ReplicaState's from v15:
+  // refused there whether ReplicaState is present or not, since a decoder would read it
+  // as that field.
+  for (int16_t v = 12; v <= 17; ++v) {
+    const FetchRequest one = with_unknown({1});
+    const Error e = EncodeError(one, v);
+    if (v < 15) {
+      ASSERT_TRUE(e.ok()) << v << ": " << e.ToString();
+      auto back = DecodeMessage<FetchRequest>(*EncodeMessage(one, v), v);
+      ASSERT_TRUE(back.ok()) << back.status();
+      EXPECT_EQ(back->unknown_tagged_fields, one.unknown_tagged_fields);
+    } else {
+      expect(e, ErrorKind::kTagDuplicate);
+      EXPECT_NE(e.detail.find("ReplicaState"), std::string::npos) << e.detail;
+    }
+  }
+  expect(EncodeError(with_unknown({0}), 12), ErrorKind::kTagDuplicate);
+  FetchRequest both = with_unknown({0});
+  both.cluster_id.emplace("c");
+  EXPECT_EQ(EncodeError(both, 12).kind, ErrorKind::kTagDuplicate);
+  // Not flexible: no unknown tags at all.
+  EXPECT_EQ(EncodeError(with_unknown({7}), 11).kind, ErrorKind::kNonDefaultField);
+}
+
 TEST(HostileEncode, TaggedFieldsWrittenOnlyWhenPresentEvenIfDefault) {
   FetchRequest f;
   const Bytes absent = *EncodeMessage(f, 12);

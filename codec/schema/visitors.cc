@@ -144,7 +144,8 @@ void AddPendingTag(EncodeContext& c, const FieldSpec& f, Writer& scratch,
 }
 
 void EncodeTaggedFields(EncodeContext& c, const UnknownTaggedFields& unknown,
-                        absl::InlinedVector<PendingTag, 2>& tags) {
+                        absl::InlinedVector<PendingTag, 2>& tags,
+                        std::span<const FieldSpec> fields) {
   if (!c.flexible) {
     if (!unknown.empty()) {
       c.w.Fail(ErrorKind::kNonDefaultField,
@@ -152,6 +153,20 @@ void EncodeTaggedFields(EncodeContext& c, const UnknownTaggedFields& unknown,
                                unknown.size(), c.version));
     }
     return;
+  }
+  // An unknown tag numbered like a tagged field of this version would be read back as
+  // that field: refused whether the field is present or not (the known tags are
+  // checked for order and duplicates with the rest below).
+  for (const UnknownTaggedField& u : unknown) {
+    for (const FieldSpec& f : fields) {
+      if (f.tag >= 0 && static_cast<uint32_t>(f.tag) == u.tag && f.versions.Contains(c.version) &&
+          f.tagged.Contains(c.version)) {
+        c.w.Fail(ErrorKind::kTagDuplicate,
+                 absl::StrFormat("unknown tag %d is the tag of field %s at version %d", u.tag,
+                                 f.name, c.version));
+        return;
+      }
+    }
   }
   c.w.WriteUvarint(static_cast<uint32_t>(tags.size() + unknown.size()));
   if (tags.empty() && unknown.empty()) return;

@@ -39,8 +39,12 @@ enum class ErrorKind : uint8_t {
   kInvalidLength,        ///< Negative length other than −1, or a length the type cannot hold.
   kUnexpectedNull,       ///< Null (−1 / compact 0 / marker −1) in a non-nullable field.
   kCountTooLarge,        ///< Array count exceeds bytes left / minimum element size.
-  kTagOutOfOrder,        ///< Tagged field numbers not strictly ascending; strict mode.
-  kTagDuplicate,         ///< The same tag twice in one tagged-field section; strict mode.
+  /// Tagged field numbers not strictly ascending; strict mode. Encode: unknown tags
+  /// (UnknownTaggedFields) out of order.
+  kTagOutOfOrder,
+  /// The same tag twice in one tagged-field section; strict mode. Encode: an unknown tag
+  /// repeated, or numbered like a known tagged field of the version (present or not).
+  kTagDuplicate,
   kTagSizeMismatch,      ///< A known tag's payload used fewer or more bytes than declared.
   kInvalidValue,         ///< A value outside its domain (e.g. struct presence marker not ±1).
   kTrailingBytes,        ///< Bytes left over after a complete message or frame.
