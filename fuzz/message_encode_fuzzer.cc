@@ -10,8 +10,8 @@
 // Input (missing bytes read as 0):
 //   byte 0  bit 0 response (else request); bit 1 minimal instance (else random);
 //           bit 2 strict encode (else EncodeOptions with kQuirkInvalidUtf8);
-//           bit 3 refusals on (Mutator::refusals); bit 4 the header or API key names
-//           another API
+//           bit 3 refusals on (Mutator::refusals, for the last mutation);
+//           bit 4 the header or API key names another API
 //   1–2     API (index into AllApis(), big-endian, modulo their number)
 //   3       fill version (index into the message's valid versions, modulo)
 //   4       encode version (same; 255 = one above the highest, unsupported)
@@ -48,6 +48,9 @@
 
 namespace kwire::fuzz {
 namespace {
+
+// Mutation stops when the message has more sites (fields and elements) than this.
+constexpr size_t kMaxSites = 100000;
 
 struct Choices {
   bool response = false;
@@ -217,8 +220,6 @@ void Check(std::span<const uint8_t> in) {
   std::seed_seq seq(c.seed.begin(), c.seed.end());
   Mutator mu(0);
   mu.rng.seed(seq);
-  mu.refusals = c.refusals;
-  mu.max_blob = c.refusals ? 0x8000 + 64 : 512;
 
   Subject s{&api, c.response, {}, {}, AnyMessage(ops)};
   const int16_t fill_header_version = s.header_version(fill_version);
@@ -238,6 +239,12 @@ void Check(std::span<const uint8_t> in) {
   }
   const MutateOps& body_ops = *FindMutateOps(ops.spec);
   for (int i = 0; i < c.mutations; ++i) {
+    // Bounded memory: array mutations multiply elements (up to 256 per array, nested
+    // arrays multiply again), so mutating stops at kMaxSites; strings stay within
+    // max_blob (512) except the 32,768-byte ones of the refusals, which only the last
+    // mutation makes (no later array copy can multiply them).
+    if (body_ops.count_sites(fill_version, s.body.raw()) > kMaxSites) break;
+    mu.refusals = c.refusals && i == c.mutations - 1;
     if (mu.Chance(85)) {
       body_ops.mutate(mu, fill_version, s.body.raw());
     } else {

@@ -57,9 +57,9 @@ struct Mutator {
   /// Largest string/bytes value a mutation creates.
   size_t max_blob = 512;
   /// Also make values no encoder accepts (message_encode_fuzzer: the encoder's
-  /// refusals): strings longer than 32,767 bytes, unknown tags out of order, repeated,
-  /// or numbered like a known tagged field. Off for the frame mutator, whose results
-  /// always encode.
+  /// refusals): strings of 32,768 bytes (whatever max_blob), unknown tags out of order,
+  /// repeated, or numbered like a known tagged field. Off for the frame mutator, whose
+  /// results always encode.
   bool refusals = false;
 
   explicit Mutator(uint64_t seed, ByteMutateFn fn = nullptr) : rng(seed), byte_mutate(fn) {}
@@ -202,9 +202,8 @@ inline void ByteMutate(Mutator& mu, std::string& s, size_t cap) {
 
 // A string (≤ 32767 bytes) or bytes value.
 inline void MutateBlob(Mutator& mu, bool is_string, std::string& s) {
-  const size_t cap =
-      is_string ? std::min<size_t>(mu.max_blob, mu.refusals ? 0x8000 + 64 : 0x7fff) : mu.max_blob;
-  if (is_string && mu.refusals && mu.Chance(5)) {  // just over the limit
+  const size_t cap = is_string ? std::min<size_t>(mu.max_blob, 0x7fff) : mu.max_blob;
+  if (is_string && mu.refusals && mu.Chance(20)) {  // just over the limit
     s.assign(0x8000 + mu.Below(2), 'k');
     return;
   }
@@ -659,6 +658,8 @@ bool BitwiseEqual(const S& a, const S& b) {
 struct MutateOps {
   const MessageSpec* spec;
   bool (*mutate)(Mutator& mu, int16_t version, void* m);
+  /// CountSites: the mutation sites of `m` at `version` (about its fields and elements).
+  size_t (*count_sites)(int16_t version, void* m);
   void (*project)(int16_t version, void* m);
   void (*crossover)(Mutator& mu, int16_t version, void* a, const void* b);
   bool (*bitwise_equal)(const void* a, const void* b);
@@ -669,6 +670,7 @@ constexpr MutateOps MakeMutateOps() {
   return MutateOps{
       &M::kMessage,
       [](Mutator& mu, int16_t v, void* m) { return MutateMessage(mu, v, *static_cast<M*>(m)); },
+      [](int16_t v, void* m) { return CountSites(v, *static_cast<M*>(m)); },
       [](int16_t v, void* m) { ProjectToVersion(v, *static_cast<M*>(m)); },
       [](Mutator& mu, int16_t v, void* a, const void* b) {
         CrossOver(mu, v, *static_cast<M*>(a), *static_cast<const M*>(b));
