@@ -202,6 +202,11 @@ for t in "${targets[@]}"; do
   args=(-max_total_time="$secs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2560
         -artifact_prefix="$dir/artifacts/" -max_len="${max_len:-4096}")
   [ -f "fuzz/$t.dict" ] && args+=(-dict="fuzz/$t.dict")
+  # The other flags of the options file's [libfuzzer] section, as OSS-Fuzz's run_fuzzer
+  # passes them (e.g. entropic = 0).
+  while IFS= read -r flag; do args+=("$flag"); done < <(
+    sed -n '/^\[libfuzzer\]/,/^\[/{s/^ *\([a-z_]*\) *= *\(.*[^ ]\) *$/-\1=\2/p}' "fuzz/$t.options" 2>/dev/null |
+      grep -v -e '^-max_len=' -e '^-dict=' || true)
   # shellcheck disable=SC2206
   args+=(${KWIRE_FUZZ_ARGS:-})
   set +e
