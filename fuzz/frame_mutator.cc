@@ -6,86 +6,45 @@
 #include <optional>
 #include <vector>
 
-#include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
 #include "codec/schema/fill.h"
+#include "fuzz/frame_parts.h"
 
 namespace kwire::fuzz {
 namespace {
 
-// A decoded fuzz input: the API, version, header and body of one frame.
-struct Parsed {
-  InputKind kind;
-  int16_t api_key = 0;
-  int16_t version = 0;
-  RequestHeader request_header;
-  ResponseHeader response_header;
-  std::optional<AnyMessage> body;
-
-  const MutateOps& header_ops() const {
-    static const MutateOps* req = FindMutateOps(&RequestHeader::kMessage);
-    static const MutateOps* resp = FindMutateOps(&ResponseHeader::kMessage);
-    return kind == InputKind::kRequestFrame ? *req : *resp;
-  }
-  void* header() {
-    return kind == InputKind::kRequestFrame ? static_cast<void*>(&request_header)
-                                            : static_cast<void*>(&response_header);
-  }
-  int16_t header_version() const {
-    return kind == InputKind::kRequestFrame ? RequestHeaderVersion(api_key, version)
-                                            : ResponseHeaderVersion(api_key, version);
-  }
-  const MutateOps& body_ops() const { return *FindMutateOps(body->ops().spec); }
-  VersionRange versions() const {
-    const ApiInfo* api = FindApi(api_key);
-    return kind == InputKind::kRequestFrame ? api->request_versions() : api->response_versions();
-  }
-};
-
 int16_t Be16(const uint8_t* p) { return static_cast<int16_t>((p[0] << 8) | p[1]); }
 
-std::optional<Parsed> Parse(InputKind kind, std::span<const uint8_t> in) {
-  FrameOptions strict;
-  FrameOptions java;
-  java.decode.quirks = kQuirksJava;
-  Parsed p{};
-  p.kind = kind;
-  if (kind == InputKind::kRequestFrame) {
-    auto f = DecodeRequestFrame(in, strict);
-    if (!f.ok()) f = DecodeRequestFrame(in, java);
-    if (!f.ok()) return std::nullopt;
-    p.api_key = f->api_key();
-    p.version = f->api_version();
-    p.request_header = std::move(f->header);
-    p.body.emplace(std::move(f->body));
-  } else {
+// A fuzz input as FrameParts: decoded strictly, else with every Java quirk; nullopt when
+// neither decodes.
+std::optional<FrameParts> Parse(InputKind kind, std::span<const uint8_t> in) {
+  const bool response = kind == InputKind::kResponseInput;
+  int16_t key = 0;
+  int16_t version = 0;
+  std::span<const uint8_t> frame = in;
+  if (response) {
     if (in.size() < kResponsePrefixSize) return std::nullopt;
-    p.api_key = Be16(in.data());
-    p.version = Be16(in.data() + 2);
-    const auto frame = in.subspan(kResponsePrefixSize);
-    auto f = DecodeResponseFrame(frame, p.api_key, p.version, strict);
-    if (!f.ok()) f = DecodeResponseFrame(frame, p.api_key, p.version, java);
-    if (!f.ok()) return std::nullopt;
-    p.response_header = std::move(f->header);
-    p.body.emplace(std::move(f->body));
+    key = Be16(in.data());
+    version = Be16(in.data() + 2);
+    frame = in.subspan(kResponsePrefixSize);
   }
-  return p;
+  for (const uint32_t quirks : {0u, kQuirksJava}) {
+    FrameOptions o;
+    o.decode.quirks = quirks;
+    auto p = FrameParts::Decode(response, frame, key, version, o);
+    if (p.ok()) return std::move(*p);
+  }
+  return std::nullopt;
 }
 
 // Mutated strings may be invalid UTF-8 (fuzz/mutate.h): written as they are, so that the
 // targets see both the strict rejection and the kQuirkInvalidUtf8 round trip.
 constexpr EncodeOptions kKeepInvalidUtf8{kQuirkInvalidUtf8};
 
-absl::StatusOr<std::vector<uint8_t>> Serialize(const Parsed& p) {
-  if (p.kind == InputKind::kRequestFrame) {
-    RequestHeader h = p.request_header;
-    h.request_api_key = p.api_key;
-    h.request_api_version = p.version;
-    return EncodeRequestFrame(h, *p.body, kKeepInvalidUtf8);
-  }
-  auto frame =
-      EncodeResponseFrame(p.response_header, p.api_key, p.version, *p.body, kKeepInvalidUtf8);
-  if (!frame.ok()) return frame;
+// The fuzz input of `p`: its frame, after the API key and version for a response.
+absl::StatusOr<std::vector<uint8_t>> Serialize(FrameParts& p) {
+  auto frame = p.Encode(kKeepInvalidUtf8);
+  if (!frame.ok() || !p.response) return frame;
   std::vector<uint8_t> out = {static_cast<uint8_t>(p.api_key >> 8),
                               static_cast<uint8_t>(p.api_key),
                               static_cast<uint8_t>(p.version >> 8),
@@ -105,7 +64,7 @@ int16_t PickVersion(Mutator& mu, VersionRange r, int16_t current) {
 }
 
 // One structure-aware mutation of `p` (in place). False if nothing changed.
-bool MutateStructure(Mutator& mu, Parsed& p) {
+bool MutateStructure(Mutator& mu, FrameParts& p) {
   const size_t r = mu.Below(100);
   if (r < 70) {  // body sites, sometimes several at once
     const size_t n = mu.Chance(30) ? 2 + mu.Below(3) : 1;
@@ -127,8 +86,7 @@ bool MutateStructure(Mutator& mu, Parsed& p) {
   // Another API: a fresh minimal or random message, the header kept.
   const auto apis = AllApis();
   const ApiInfo& api = apis[mu.Below(apis.size())];
-  const MessageOps& ops = api.ops(p.kind == InputKind::kRequestFrame ? Direction::kRequest
-                                                                     : Direction::kResponse);
+  const MessageOps& ops = api.ops(p.response ? Direction::kResponse : Direction::kRequest);
   p.api_key = api.api_key;
   p.version = PickVersion(mu, ops.spec->valid, ops.spec->valid.hi);
   p.body.emplace(ops);
@@ -162,7 +120,7 @@ size_t MutateFrameInput(InputKind kind, uint8_t* data, size_t size, size_t max_s
   ++stats.calls;
   Mutator mu(seed, byte_mutate);
   mu.max_blob = std::clamp<size_t>(max_size / 4, 16, 4096);
-  std::optional<Parsed> original = Parse(kind, {data, size});
+  std::optional<FrameParts> original = Parse(kind, {data, size});
   if (!original.has_value() || mu.Chance(12)) {
     if (original.has_value()) ++stats.decoded;
     return ByteLevel(data, size, max_size, mu, byte_mutate);
@@ -171,12 +129,12 @@ size_t MutateFrameInput(InputKind kind, uint8_t* data, size_t size, size_t max_s
   for (int attempt = 0; attempt < 4; ++attempt) {
     // The first attempt mutates the parsed input itself (no deep copy of the message
     // per execution); a retry parses `data` again (unchanged until an attempt succeeds).
-    std::optional<Parsed> reparsed;
+    std::optional<FrameParts> reparsed;
     if (attempt > 0) {
       reparsed = Parse(kind, {data, size});
       if (!reparsed.has_value()) break;
     }
-    Parsed& p = attempt == 0 ? *original : *reparsed;
+    FrameParts& p = attempt == 0 ? *original : *reparsed;
     if (!MutateStructure(mu, p)) continue;
     auto encoded = Serialize(p);
     if (!encoded.ok()) {
@@ -202,9 +160,9 @@ size_t CrossOverFrameInputs(InputKind kind, const uint8_t* data1, size_t size1,
                             const uint8_t* data2, size_t size2, uint8_t* out, size_t max_out,
                             unsigned seed) {
   Mutator mu(seed);
-  std::optional<Parsed> a = Parse(kind, {data1, size1});
+  std::optional<FrameParts> a = Parse(kind, {data1, size1});
   if (a.has_value()) {
-    std::optional<Parsed> b = Parse(kind, {data2, size2});
+    std::optional<FrameParts> b = Parse(kind, {data2, size2});
     if (b.has_value() && a->api_key == b->api_key) {
       a->body_ops().crossover(mu, a->version, a->body->raw(), b->body->raw());
       auto encoded = Serialize(*a);

@@ -43,6 +43,7 @@
 #include "codec/protocol/registry.h"
 #include "codec/schema/fill.h"
 #include "codec/wire/error.h"
+#include "fuzz/frame_parts.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/mutate.h"
 
@@ -122,76 +123,33 @@ void CheckRefusal(const absl::Status& st, const char* what) {
                    e->ToString());
 }
 
-// One message to encode: the API, its direction's header and body.
-struct Subject {
-  const ApiInfo* api;
-  bool response;
-  RequestHeader request_header;
-  ResponseHeader response_header;
-  AnyMessage body;
-
-  const MutateOps& header_ops() const {
-    static const MutateOps* req = FindMutateOps(&RequestHeader::kMessage);
-    static const MutateOps* resp = FindMutateOps(&ResponseHeader::kMessage);
-    return response ? *resp : *req;
-  }
-  void* header() {
-    return response ? static_cast<void*>(&response_header) : static_cast<void*>(&request_header);
-  }
-  const void* header() const { return const_cast<Subject*>(this)->header(); }
-  int16_t header_version(int16_t version) const {
-    return response ? ResponseHeaderVersion(api->api_key, version)
-                    : RequestHeaderVersion(api->api_key, version);
-  }
-};
-
-// Encodes `s` at `version` (the header naming `key`); `eo` as given.
-absl::StatusOr<std::vector<uint8_t>> Encode(Subject& s, int16_t key, int16_t version,
-                                            const EncodeOptions& eo) {
-  if (s.response) return EncodeResponseFrame(s.response_header, key, version, s.body, eo);
-  s.request_header.request_api_key = key;
-  s.request_header.request_api_version = version;
-  return EncodeRequestFrame(s.request_header, s.body, eo);
-}
-
 // The frame decoded again: opaque records (this target is about the message grammar;
 // record batches are record_batch_fuzzer's) and invalid UTF-8 when the encode kept it.
 // Checks that it decodes and re-encodes to the same bytes; returns whether the decoded
 // header and body equal `s`'s.
-bool CheckDecodes(const Subject& s, int16_t version, const EncodeOptions& eo,
+bool CheckDecodes(const FrameParts& s, int16_t version, const EncodeOptions& eo,
                   const std::vector<uint8_t>& bytes) {
   FrameOptions o;
   o.records_mode = RecordsMode::kOpaque;
   o.decode.quirks = eo.quirks & kQuirkInvalidUtf8;
-  const char* name = s.body.spec().name;
-  if (s.response) {
-    auto back = DecodeResponseFrame(bytes, s.api->api_key, version, o);
-    KWIRE_FUZZ_CHECK(back.ok(), "%s v%d encoded, but its encoding does not decode: %s\n%s", name,
-                     version, back.status().ToString(), Hex(bytes));
-    auto again = EncodeResponseFrame(back->header, s.api->api_key, version, back->body, eo);
-    KWIRE_FUZZ_CHECK(again.ok() && *again == bytes, "%s v%d: decode then encode differs: %s",
-                     name, version, again.ok() ? FirstDifference(bytes, *again)
-                                               : again.status().ToString());
-    return s.header_ops().bitwise_equal(&back->header, &s.response_header) &&
-           FindMutateOps(&s.body.spec())->bitwise_equal(back->body.raw(), s.body.raw());
-  }
-  auto back = DecodeRequestFrame(bytes, o);
+  const char* name = s.body->spec().name;
+  // An encode that succeeded named the body's own API (the encoder refuses others).
+  auto back = FrameParts::Decode(s.response, bytes, s.api_key, version, o);
   KWIRE_FUZZ_CHECK(back.ok(), "%s v%d encoded, but its encoding does not decode: %s\n%s", name,
                    version, back.status().ToString(), Hex(bytes));
-  auto again = EncodeRequestFrame(back->header, back->body, eo);
+  auto again = back->Encode(eo);
   KWIRE_FUZZ_CHECK(again.ok() && *again == bytes, "%s v%d: decode then encode differs: %s", name,
                    version,
                    again.ok() ? FirstDifference(bytes, *again) : again.status().ToString());
-  return s.header_ops().bitwise_equal(&back->header, &s.request_header) &&
-         FindMutateOps(&s.body.spec())->bitwise_equal(back->body.raw(), s.body.raw());
+  return back->BitwiseEquals(s);
 }
 
-// Encodes `s` at `version`; when `must_encode`, the encode must succeed (a strict one may
-// refuse invalid UTF-8 only) and decode to `s`.
-void EncodeAndCheck(Subject& s, int16_t key, int16_t version, const EncodeOptions& eo,
+// Encodes `s` at `version` with its header naming `key`; when `must_encode`, the encode
+// must succeed (a strict one may refuse invalid UTF-8 only) and decode to `s`.
+void EncodeAndCheck(FrameParts& s, int16_t key, int16_t version, const EncodeOptions& eo,
                     bool must_encode, const char* what) {
-  auto bytes = Encode(s, key, version, eo);
-  const char* name = s.body.spec().name;
+  auto bytes = s.EncodeAs(key, version, eo);
+  const char* name = s.body->spec().name;
   if (!bytes.ok()) {
     CheckRefusal(bytes.status(), what);
     const bool utf8_refused = (eo.quirks & kQuirkInvalidUtf8) == 0 &&
@@ -221,12 +179,16 @@ void Check(std::span<const uint8_t> in) {
   Mutator mu(0);
   mu.rng.seed(seq);
 
-  Subject s{&api, c.response, {}, {}, AnyMessage(ops)};
-  const int16_t fill_header_version = s.header_version(fill_version);
+  FrameParts s;
+  s.response = c.response;
+  s.api_key = api.api_key;
+  s.version = fill_version;
+  s.body.emplace(ops);
+  const int16_t fill_header_version = s.header_version();
   if (c.minimal) {
-    FillMinimal(fill_version, s.body);
+    FillMinimal(fill_version, *s.body);
   } else {
-    FillRandom(mu.rng, fill_version, s.body);
+    FillRandom(mu.rng, fill_version, *s.body);
     if (c.response) {
       FillRandom(mu.rng, fill_header_version,
                  ResponseHeader::kMessage.flexible.Contains(fill_header_version),
@@ -243,17 +205,17 @@ void Check(std::span<const uint8_t> in) {
     // arrays multiply again), so mutating stops at kMaxSites; strings stay within
     // max_blob (512) except the 32,768-byte ones of the refusals, which only the last
     // mutation makes (no later array copy can multiply them).
-    if (body_ops.count_sites(fill_version, s.body.raw()) > kMaxSites) break;
+    if (body_ops.count_sites(fill_version, s.body->raw()) > kMaxSites) break;
     mu.refusals = c.refusals && i == c.mutations - 1;
     if (mu.Chance(85)) {
-      body_ops.mutate(mu, fill_version, s.body.raw());
+      body_ops.mutate(mu, fill_version, s.body->raw());
     } else {
       s.header_ops().mutate(mu, fill_header_version, s.header());
     }
   }
   {
-    const AnyMessage copy = s.body;
-    KWIRE_FUZZ_CHECK(body_ops.bitwise_equal(copy.raw(), s.body.raw()), "a copy of %s differs",
+    const AnyMessage copy = *s.body;
+    KWIRE_FUZZ_CHECK(body_ops.bitwise_equal(copy.raw(), s.body->raw()), "a copy of %s differs",
                      ops.spec->name);
   }
 
@@ -271,8 +233,9 @@ void Check(std::span<const uint8_t> in) {
   if (!supported || version == fill_version) return;
   // Projected to the encode version: encodable by construction (the frame mutator's
   // promise), unless refusals or another API were asked for.
-  body_ops.project(version, s.body.raw());
-  s.header_ops().project(s.header_version(version), s.header());
+  s.version = version;
+  body_ops.project(version, s.body->raw());
+  s.header_ops().project(s.header_version(), s.header());
   EncodeAndCheck(s, key, version, eo, consistent, "projected");
 }
 

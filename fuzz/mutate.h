@@ -402,12 +402,14 @@ struct FieldWalker {
   }
 };
 
-// Tag numbers known at the walk's version (they must not be added as unknown).
+// Whether `tag` is the tag of a tagged field of S at `version`: such a number must not be
+// an unknown tag (the encoder refuses it, kTagDuplicate). The mutator's additions and
+// ProjectStruct's version change both ask here.
 template <KafkaStruct S>
-bool IsKnownTag(const Walk& w, uint32_t tag) {
+bool IsKnownTag(int16_t version, uint32_t tag) {
   for (const FieldSpec& f : S::kFields) {
-    if (f.tag >= 0 && static_cast<uint32_t>(f.tag) == tag && f.versions.Contains(w.version) &&
-        f.tagged.Contains(w.version)) {
+    if (f.tag >= 0 && static_cast<uint32_t>(f.tag) == tag && f.versions.Contains(version) &&
+        f.tagged.Contains(version)) {
       return true;
     }
   }
@@ -451,7 +453,7 @@ void MutateUnknownTags(Walk& w, S& s) {
         tag = 0xffffffffu - static_cast<uint32_t>(mu.Below(4));  // 5-byte uvarints
         break;
     }
-    if (IsKnownTag<S>(w, tag)) return;
+    if (IsKnownTag<S>(w.version, tag)) return;
     auto it = std::lower_bound(u.begin(), u.end(), tag,
                                [](const UnknownTaggedField& x, uint32_t t) { return x.tag < t; });
     if (it != u.end() && it->tag == tag) return;
@@ -521,15 +523,8 @@ void ProjectStruct(int16_t version, bool flexible, S& s) {
   }
   // An unknown tag at the old version may be a known tagged field at the new one
   // (VoteResponse's tag 0 is NodeEndpoints from v1): dropped, as the encoder refuses it.
-  std::erase_if(s.unknown_tagged_fields, [&](const UnknownTaggedField& u) {
-    for (const FieldSpec& f : S::kFields) {
-      if (f.tag >= 0 && static_cast<uint32_t>(f.tag) == u.tag && f.versions.Contains(version) &&
-          f.tagged.Contains(version)) {
-        return true;
-      }
-    }
-    return false;
-  });
+  std::erase_if(s.unknown_tagged_fields,
+                [&](const UnknownTaggedField& u) { return IsKnownTag<S>(version, u.tag); });
 }
 
 // ---- Crossover: each field present at the version is kept or taken from the other
