@@ -35,12 +35,12 @@ struct FrameParts {
     return response ? static_cast<void*>(&response_header) : static_cast<void*>(&request_header);
   }
   const void* header() const { return const_cast<FrameParts*>(this)->header(); }
-  /// The header version of `api_key` at `v` (protocol guide, "Headers"; ApiVersions
-  /// responses are always v0).
-  int16_t header_version(int16_t v) const {
-    return response ? ResponseHeaderVersion(api_key, v) : RequestHeaderVersion(api_key, v);
+  /// The header version of `api_key` at `version` (protocol guide, "Headers";
+  /// ApiVersions responses are always v0).
+  int16_t header_version() const {
+    return response ? ResponseHeaderVersion(api_key, version)
+                    : RequestHeaderVersion(api_key, version);
   }
-  int16_t header_version() const { return header_version(version); }
   /// The MutateOps of the body's message type.
   const MutateOps& body_ops() const { return *FindMutateOps(&body->spec()); }
   /// The versions of `api_key` in this direction (the registry's).
