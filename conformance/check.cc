@@ -311,7 +311,7 @@ std::vector<std::string> CheckVector(const Vector& v, const VectorFile& file,
     if (!f.ok()) {
       failures.push_back("decode: " + std::string(f.status().message()));
     } else {
-      reencoded = EncodeResponseFrame(f->header, v.api_key, v.version, f->body);
+      reencoded = EncodeResponseFrame(f->header, v.api_key, f->body_version, f->body);
     }
   }
   if (failures.empty()) {

@@ -157,6 +157,7 @@ TEST(JsonlVectors, KwireAgreesWithTheReference) {
   EXPECT_EQ(per_set["rich"], 672u);
   EXPECT_GT(per_set["negative"], 3000u);
   EXPECT_EQ(per_set["records"], 79u);
+  EXPECT_EQ(per_set["kip511"], 12u);  // ApiVersions v1-4: fallback, empty, error 0
   size_t failed = 0, expected_failed = 0, accepted = 0, rejected = 0;
   std::map<std::string, size_t> failed_by_kind;
   for (const Line& l : lines) {

@@ -37,7 +37,7 @@ struct JsonlVector {
   std::string file;      ///< File name without directory.
   int line = 0;          ///< 1-based line number.
   std::string id;        ///< "rich/Produce/v9/request".
-  std::string set;       ///< "minimal", "minimal-removed", "seeds", "rich", "negative", "records".
+  std::string set;       ///< "minimal", "minimal-removed", "seeds", "rich", "negative", "records", "kip511".
   std::string category;  ///< CategoryOfSet(set).
   int16_t api_key = 0;
   int16_t version = 0;
@@ -48,7 +48,7 @@ struct JsonlVector {
 };
 
 /// The category of a vector set: "minimal" for minimal, minimal-removed and seeds; the
-/// set's own name otherwise ("rich", "negative", "records").
+/// set's own name otherwise ("rich", "negative", "records", "kip511").
 std::string CategoryOfSet(const std::string& set);
 
 /// The categories in report order.

@@ -115,10 +115,11 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
   // compared with the strict (copying) decode and re-encoded below, it checks that views
   // and copies decode, compare and encode alike. `in` outlives every use.
   java.decode.borrow_records = true;
-  // The leniencies that keep the input's bytes: strings that are not UTF-8, and anything
-  // inside records fields (kept verbatim).
+  // The leniencies that keep the input's bytes: strings that are not UTF-8, anything
+  // inside records fields (kept verbatim), and an ApiVersions v0 fallback whatever its
+  // error code (the v0 body re-encodes as it was).
   FrameOptions verbatim;
-  verbatim.decode.quirks = kQuirkInvalidUtf8;
+  verbatim.decode.quirks = kQuirkInvalidUtf8 | kQuirkApiVersionsAnyFallback;
   verbatim.records.decode.quirks = kQuirksJava;
   const EncodeOptions keep_utf8{kQuirkInvalidUtf8};
   // Encodes `frame` under `eo`, decodes the result with `reread` and checks both;
@@ -176,8 +177,10 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
     if (refused.ok()) {
       FrameOptions opaque;
       opaque.records_mode = RecordsMode::kOpaque;
+      opaque.decode.quirks = kQuirkApiVersionsAnyFallback;
       KWIRE_FUZZ_CHECK(decode(in, opaque).ok(),
-                       "%s v%d rejected strictly (%s) encodes strictly, but not for its records",
+                       "%s v%d rejected strictly (%s) encodes strictly, but not for its records "
+                       "or an ApiVersions v0 fallback's error code",
                        name, version, strict.status().ToString());
     } else {
       KWIRE_FUZZ_CHECK(absl::StrContains(refused.status().message(), "invalid utf-8"),

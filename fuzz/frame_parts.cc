@@ -31,7 +31,7 @@ absl::StatusOr<FrameParts> FrameParts::Decode(bool response, std::span<const uin
     auto f = DecodeResponseFrame(frame, key, v, o);
     if (!f.ok()) return f.status();
     p.api_key = key;
-    p.version = v;
+    p.version = f->body_version;  // KIP-511: an ApiVersions v0 fallback is a v0 body
     p.response_header = std::move(f->header);
     p.body.emplace(std::move(f->body));
   } else {

@@ -58,7 +58,8 @@ struct FrameParts {
   }
 
   /// Decodes one frame (size prefix included). A request's API key and version are read
-  /// from its header, a response's are `key` and `v`. Errors: those of
+  /// from its header, a response's are `key` and `v` (`version` is 0 for an ApiVersions
+  /// response read as the KIP-511 v0 fallback: the body's version). Errors: those of
   /// DecodeRequestFrame / DecodeResponseFrame.
   static absl::StatusOr<FrameParts> Decode(bool response, std::span<const uint8_t> frame,
                                            int16_t key, int16_t v, const FrameOptions& o);

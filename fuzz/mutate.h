@@ -353,8 +353,7 @@ void WalkValue(Walk& w, const FieldSpec& f, FieldType kind, T& v) {
     if (w.Hit()) MutateBlob(w.mu, kind == FieldType::kString, v);
   } else if constexpr (std::is_same_v<T, Records>) {
     if (w.Hit()) {
-      v.Own();  // a borrowed payload is copied before it is changed
-      MutateRecords(w.mu, v.bytes);
+      MutateRecords(w.mu, v.mutable_bytes());  // a borrowed payload is copied first
     }
   } else if constexpr (KafkaStruct<T>) {
     WalkStruct(w, v);

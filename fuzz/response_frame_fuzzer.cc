@@ -27,7 +27,7 @@ void Check(std::span<const uint8_t> in) {
         return DecodeResponseFrame(b, r.key, r.version, o);
       },
       [&](const ResponseFrame& f, const EncodeOptions& eo) {
-        return EncodeResponseFrame(f.header, r.key, r.version, f.body, eo);
+        return EncodeResponseFrame(f.header, r.key, f.body_version, f.body, eo);
       });
 }
 

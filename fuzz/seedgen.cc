@@ -364,6 +364,26 @@ void FrameCorpora(const fs::path& corpus, const fs::path& vectors) {
   };
   laid("tag-size-above-value-ApiVersions", false, 3, [&](Writer& w) { v3_response(w, 9, 9); });
   laid("tag-size-below-value-ApiVersions", false, 3, [&](Writer& w) { v3_response(w, 7, 8); });
+  // KIP-511 (issue 38): brokers answer an ApiVersions request of a version they do not
+  // know with a v0 body — error 35 and their own ApiVersions range, or none — whatever
+  // version was asked; and a v0 body with error 0, which only Java's any-error fallback
+  // (kQuirkApiVersionsAnyFallback) takes.
+  auto v0_fallback = [](int16_t error, int16_t max_version) {
+    return [=](Writer& w) {
+      w.WriteInt32(123);  // correlation id (response header v0)
+      w.WriteInt16(error);
+      w.WriteInt32(max_version < 0 ? 0 : 1);  // ApiKeys: int32 count at v0
+      if (max_version >= 0) {
+        w.WriteInt16(18);
+        w.WriteInt16(0);
+        w.WriteInt16(max_version);
+      }
+    };
+  };
+  // Named for the version asked (the file name's -v<N>); the body is v0 in each.
+  for (int16_t v = 1; v <= 4; ++v) laid("kip511-v0-fallback-ApiVersions", false, v, v0_fallback(35, 3));
+  laid("kip511-v0-fallback-empty-ApiVersions", false, 3, v0_fallback(35, -1));
+  laid("kip511-v0-error-0-ApiVersions", false, 3, v0_fallback(0, 3));
   // Client ids the explanation escapes: control characters, quote, backslash, a C1
   // control (U+0085), and a byte that is not UTF-8.
   for (const auto& [name, id] : std::vector<std::pair<std::string, std::string>>{

@@ -1088,14 +1088,37 @@ class Decoder:
             h = self.schemas.headers["ResponseHeader"]
         hv = header_version(msg, version)
         header = self.struct(h, h.fields, hv, hv in h.flexible, h.name)
+        body_at = self.pos
+        try:
+            body = self.body(msg, version)
+            body_version = version
+        except DecodeError as err:
+            # KIP-511: a broker answers an ApiVersions request of a version it
+            # does not know with a v0 body (error 35 UNSUPPORTED_VERSION) under
+            # response header v0.  Strict takes it with error 35 only; the
+            # Java rules with any error code (ApiVersionsResponse.parse).
+            if direction != "response" or msg.api_key != 18 or version == 0:
+                raise
+            self.pos = body_at
+            try:
+                body = self.body(msg, 0)
+            except DecodeError:
+                raise err
+            if body["ErrorCode"] != 35 and not self.java:
+                raise err
+            body_version = 0
+        return {"msg": msg, "version": body_version, "header_version": hv,
+                "header": header, "body": body}
+
+    def body(self, msg, version):
+        """The body at `version`, to the frame's end (trailing bytes fail)."""
         body = self.struct(msg, msg.fields, version, version in msg.flexible,
                            msg.name)
         if self.pos != self.end:
             raise DecodeError("trailing_bytes", self.pos, "",
                               "%d bytes after the body"
                               % (self.end - self.pos))
-        return {"msg": msg, "version": version, "header_version": hv,
-                "header": header, "body": body}
+        return body
 
 
 # ---------------------------------------------------------------------------
@@ -3048,7 +3071,7 @@ def records_vectors(current, old=None):
 
 FORMAT_VERSION = 1
 JSONL_SETS = ("minimal", "minimal-removed", "seeds", "rich", "negative",
-              "records")
+              "records", "kip511")
 
 
 def vector_id(set_name, msg, version, suffix=""):
@@ -3116,6 +3139,7 @@ def build_vectors(current, old=None, seeds=None, stats=None):
                         "source": schemas.label or "unknown snapshot"})
             sets["negative"].append(rec)
     sets["records"] = records_vectors(current, old)
+    sets["kip511"] = kip511_vectors(current)
     for s in seeds or []:
         m = current.messages[(s["api_key"], s["kind"])]
         frame = bytes.fromhex(s["hex"])
@@ -3125,6 +3149,65 @@ def build_vectors(current, old=None, seeds=None, stats=None):
             "seeds", vector_id("seeds", m, s["version"]), current, m,
             s["version"], frame, got["header"], got["body"]))
     return sets
+
+
+def kip511_vectors(schemas):
+    """The kip511 set: ApiVersions responses that a broker answered at v0
+    because it does not know the version of the request (KIP-511: error 35
+    UNSUPPORTED_VERSION and the broker's ApiVersions range, under response
+    header v0), for every request version above 0.  Accepted as v0 bodies
+    ("body_version": 0).  A v0 body with error 0 (NONE) is not that fallback:
+    strictly it is rejected at the version asked for; the Java rules take
+    it (ApiVersionsResponse.parse retries at v0 on any parse failure), so
+    it is lenient."""
+    m = schemas.messages[(18, "response")]
+    out = []
+    header = {"CorrelationId": 123}
+    enc = Encoder(schemas)
+
+    def v0_frame(error, ranges):
+        body = minimal_value(m, m.fields, 0, enc.batch)
+        body["ErrorCode"] = error
+        body["ApiKeys"] = [{"ApiKey": 18, "MinVersion": 0, "MaxVersion": hi}
+                           for hi in ranges]
+        frame, _ = enc.frame(m, 0, header=header, body=body)
+        return frame, body
+
+    for v in m.valid.listed():
+        if v == 0:
+            continue
+        for name, error, ranges in (("fallback", 35, [v]),
+                                    ("fallback-empty", 35, []),
+                                    ("error-0", 0, [v])):
+            frame, body = v0_frame(error, ranges)
+            vid = vector_id("kip511", m, v, name)
+            rec = _record("kip511", vid, m, v, frame, schemas.label)
+            if error == 35:
+                got = Decoder(schemas).frame(frame, "response", 18, v)
+                if got["version"] != 0 or \
+                        canonical_json(got["body"]) != canonical_json(body):
+                    raise SchemaError("%s: not read as the v0 fallback" % vid)
+                rec.update({"expect": "accept", "body_version": 0,
+                            "header": header, "body": body})
+            else:
+                try:
+                    Decoder(schemas).frame(frame, "response", 18, v)
+                    raise SchemaError("%s: the strict decoder accepts it" % vid)
+                except DecodeError as exc:
+                    err = exc
+                java = Decoder(schemas, java=True).frame(frame, "response", 18,
+                                                         v)
+                if java["version"] != 0:
+                    raise SchemaError("%s: Java rules read it at v%d"
+                                      % (vid, java["version"]))
+                rec.update({"expect": "reject", "error": err.as_json(),
+                            "lenient": True,
+                            "mutation": "a v0 body with error code 0 (not 35 "
+                                        "UNSUPPORTED_VERSION) answering an "
+                                        "ApiVersions v%d request" % v})
+            rec["source"] = schemas.label or "unknown snapshot"
+            out.append(rec)
+    return out
 
 
 # Mutations that apply to few cases are always kept; the others are chosen

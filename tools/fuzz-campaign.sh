@@ -17,6 +17,8 @@
 #   KWIRE_FUZZ_VARIANT   binary suffix, e.g. "_bytes" for the frame targets without
 #                        the structure-aware mutator (tools/fuzz-mutator-compare.sh)
 #   KWIRE_FUZZ_ARGS      extra libFuzzer flags (e.g. "-seed=1 -use_value_profile=1")
+#   KWIRE_FUZZ_PARALLEL  targets fuzzed at the same time (default 1; 2 on 2 cores halves
+#                        the wall time: each target still gets one core for its seconds)
 #   KWIRE_FUZZ_BIN_DIR   run the targets found there instead of building the fuzz
 #                        preset (e.g. build/oss-fuzz-sim/address/out after tools/oss-fuzz-sim.sh,
 #                        as .ci/run does: one clang build instead of two)
@@ -45,7 +47,7 @@ usage() {
   echo "Findings are minimized into the work folder (build/fuzz-campaign/<timestamp>/findings/),"
   echo "never into corpus/. Targets: $(sed -n '/^set(KWIRE_FUZZERS/,/^)/p' fuzz/CMakeLists.txt |
     grep -o '[a-z_]*_fuzzer' | tr '\n' ' ')"
-  echo "Environment: KWIRE_FUZZ_JOBS KWIRE_FUZZ_WORK KWIRE_FUZZ_VARIANT KWIRE_FUZZ_ARGS"
+  echo "Environment: KWIRE_FUZZ_JOBS KWIRE_FUZZ_WORK KWIRE_FUZZ_VARIANT KWIRE_FUZZ_ARGS KWIRE_FUZZ_PARALLEL"
   echo "KWIRE_FUZZ_BIN_DIR KWIRE_FUZZ_ENGINE (libfuzzer, or afl: afl-fuzz on the AFL++ build in"
   echo "KWIRE_FUZZ_BIN_DIR, e.g. build/oss-fuzz-sim/afl-address/out; see the header of this"
   echo "script). Exit 0 no finding, 1 findings, 2 usage."
@@ -168,11 +170,11 @@ fuzz_afl() {
     status="FAILED (exit $rc)"
     [ -f "$stats" ] || { echo "-- $t: afl-fuzz did not run; last lines of $dir/log:"; tail -15 "$dir/log"; }
   fi
-  summary+=("$(printf '%-24s %9s %10s %15s %8s %6s -> %-6s %7s %5s  %s' "$t$variant" "${execs:-?}" \
+  printf '%-24s %9s %10s %15s %8s %6s -> %-6s %7s %5s  %s\n' "$t$variant" "${execs:-?}" \
     "${runs:-?}" "${edges:-?}/${total:-?}" "${cvg:-?}" "$before" "${after:-?}" "${ncrash:-?}" \
-    "${nhang:-?}" "$status")")
+    "${nhang:-?}" "$status" >"$dir/summary.txt"
   for a in "${found[@]}"; do
-    crashes=$((crashes + 1))
+    echo "$a" >>"$dir/findings.txt"
     kind=crash
     [[ "$a" == */hangs/* ]] && kind=hang
     sha=$(sha1sum "$a" | cut -c1-12)
@@ -188,11 +190,11 @@ fuzz_afl() {
   done
 }
 
-for t in "${targets[@]}"; do
-  if [ "$engine" = afl ]; then
-    fuzz_afl "$t"
-    continue
-  fi
+# fuzz_libfuzzer <target>: one libFuzzer run of $secs seconds in $work/<target>/ on a copy
+# of corpus/<target>/ (and corpus/regressions/), with the flags of its options file.
+fuzz_libfuzzer() {
+  local t="$1" bin dir before after max_len args flag rc execs runs last cov ft per_cpu status a kind sha out
+  local found=()
   bin="$bin_dir/${t}${variant}"
   dir="$work/${t}${variant}"
   mkdir -p "$dir/corpus" "$dir/artifacts"
@@ -231,10 +233,11 @@ for t in "${targets[@]}"; do
   if [ ${#found[@]} -gt 0 ] || { [ $rc -ne 0 ] && [ -z "$execs" ]; }; then
     status="FAILED (exit $rc)"
   fi
-  summary+=("$(printf '%-24s %9s %11s %10s %7s %7s %6s -> %-6s %s' "$t$variant" "${execs:-?}" \
-    "${per_cpu:-?}" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$before" "$after" "$status")")
+  printf '%-24s %9s %11s %10s %7s %7s %6s -> %-6s %s\n' "$t$variant" "${execs:-?}" \
+    "${per_cpu:-?}" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$before" "$after" "$status" \
+    >"$dir/summary.txt"
   for a in "${found[@]}"; do
-    crashes=$((crashes + 1))
+    echo "$a" >>"$dir/findings.txt"
     kind=$(basename "$a" | cut -d- -f1)
     sha=$(sha1sum "$a" | cut -c1-12)
     out="$findings/${t}-${kind}-${sha}"
@@ -248,6 +251,29 @@ for t in "${targets[@]}"; do
     [ -f "$out" ] || cp "$a" "$out"
     echo "   reproduce: $bin_dir/$t $out"
   done
+}
+
+# KWIRE_FUZZ_PARALLEL targets at a time (default 1; .ci/run runs 2, one per core). Each
+# target writes its summary row and findings into its own folder; they are read back in
+# the targets' order below.
+parallel="${KWIRE_FUZZ_PARALLEL:-1}"
+is_positive_int "$parallel" || usage_error "KWIRE_FUZZ_PARALLEL must be a positive integer, got '$parallel'"
+running=0
+for t in "${targets[@]}"; do
+  if [ "$engine" = afl ]; then fuzz_afl "$t" & else fuzz_libfuzzer "$t" & fi
+  running=$((running + 1))
+  if [ "$running" -ge "$parallel" ]; then wait -n || true; running=$((running - 1)); fi
+done
+wait || true
+for t in "${targets[@]}"; do
+  dir="$work/${t}${variant}"
+  if [ -f "$dir/summary.txt" ]; then
+    summary+=("$(cat "$dir/summary.txt")")
+  else
+    summary+=("$(printf '%-24s did not finish (log: %s/log)' "$t$variant" "$dir")")
+    crashes=$((crashes + 1))
+  fi
+  if [ -f "$dir/findings.txt" ]; then crashes=$((crashes + $(wc -l <"$dir/findings.txt"))); fi
 done
 
 echo

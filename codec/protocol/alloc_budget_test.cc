@@ -242,7 +242,7 @@ TEST(AllocationBudget, CopiedRecordsAreChargedBorrowedRecordsAreNot) {
   auto borrowed = DecodeRequestFrame(frame, o);
   ASSERT_TRUE(borrowed.ok()) << borrowed.status();
   EXPECT_TRUE(borrowed->body.get<ProduceRequest>()
-                  ->topic_data[0].partition_data[0].records->borrowed);
+                  ->topic_data[0].partition_data[0].records->borrowed());
 }
 
 // Validation decompresses and decodes records in memory it frees before returning; it

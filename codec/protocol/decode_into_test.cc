@@ -52,8 +52,9 @@ absl::Status DecodeInto(const Case& c, std::span<const uint8_t> frame, Header& h
         frame, {}, &header_version, &header,
         [&](const MessageOps& ops) -> void* { return &ops == &body.ops() ? body.raw() : nullptr; });
   } else {
+    int16_t body_version = -1;
     return frame_internal::DecodeResponseFrameInto(
-        frame, c.api->api_key, c.version, {}, &header_version, &header,
+        frame, c.api->api_key, c.version, {}, &header_version, &header, &body_version,
         [&](const MessageOps&) -> void* { return body.raw(); });
   }
 }
@@ -173,7 +174,7 @@ TEST(DecodeInto, BorrowedRecordsPointIntoTheNewFrame) {
     for (const auto& t : f.body.responses) {
       for (const auto& p : t.partitions) {
         if (!p.records.has_value() || p.records->data().empty()) continue;
-        EXPECT_TRUE(p.records->borrowed);
+        EXPECT_TRUE(p.records->borrowed());
         EXPECT_GE(reinterpret_cast<const uint8_t*>(p.records->data().data()), frame.data());
         EXPECT_LE(reinterpret_cast<const uint8_t*>(p.records->data().data() + p.records->data().size()),
                   frame.data() + frame.size());

@@ -199,19 +199,26 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
   std::optional<AnyMessage> body;
   TreeWalk walk(b, api, &body);
   int16_t hv = 0;
+  int16_t body_version = api_version;
   ResponseHeader header;
   ex.status = frame_internal::DecodeResponseFrameInto(
-      frame, api_key, api_version, fo, &hv, &header,
+      frame, api_key, api_version, fo, &hv, &header, &body_version,
       [&](const MessageOps& ops) { return body.emplace(ops).raw(); }, &walk);
   walk.Finish(ex);
-  if (api != nullptr) {
+  if (api != nullptr && ApiVersionsFallback(api_key, api_version, body_version)) {
+    ex.title = absl::StrFormat(
+        "%s v%d (ApiVersions v0 fallback, KIP-511: the request was v%d), response header "
+        "v%d, %d bytes on the wire",
+        api->response->spec->name, body_version, api_version,
+        ResponseHeaderVersion(api_key, api_version), frame.size());
+  } else if (api != nullptr) {
     ex.title = absl::StrFormat("%s v%d, response header v%d, %d bytes on the wire",
                                api->response->spec->name, api_version,
                                ResponseHeaderVersion(api_key, api_version), frame.size());
   } else {
     ex.title = absl::StrFormat("response, %d bytes on the wire", frame.size());
   }
-  FinishRoot(b, ex.status, root, api != nullptr ? api->response->spec : nullptr, api_version,
+  FinishRoot(b, ex.status, root, api != nullptr ? api->response->spec : nullptr, body_version,
              "Response");
   HideUnlocatedSecrets(ex, keyed != nullptr ? keyed->response->spec : nullptr, options);
   return ex;

@@ -1,6 +1,7 @@
 #include "codec/protocol/frame.h"
 
 #include "absl/strings/str_format.h"
+#include "codec/generated/api_versions_response.h"
 
 namespace kwire {
 namespace {
@@ -156,13 +157,53 @@ absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameO
   return r.error().ToStatus();
 }
 
+namespace {
+
+constexpr int16_t kApiVersionsKey = 18;
+constexpr int16_t kUnsupportedVersion = 35;  // Kafka's Errors.UNSUPPORTED_VERSION
+
+// KIP-511: the broker answers an ApiVersions request of a version it does not know with
+// a v0 body (error code 35 and its own ApiVersions range). Reads the body that starts at
+// `body_at` as ApiVersions v0 into `*out`, alone and whole. Returns its error code, or
+// nullopt when it is not a v0 body.
+std::optional<int16_t> ReadApiVersionsV0(std::span<const uint8_t> frame, size_t body_at,
+                                         const DecodeOptions& options, ApiVersionsResponse* out) {
+  Reader r(frame.subspan(body_at), body_at, options);
+  DecodeBody(r, 0, *out);
+  ExpectEnd(r, "response body");
+  if (!r.ok()) return std::nullopt;
+  return out->error_code;
+}
+
+// The fallback's rule: strict takes a v0 body with error 35 only (what brokers send);
+// kQuirkApiVersionsAnyFallback any v0 body (Java's ApiVersionsResponse.parse).
+bool TakeFallback(int16_t error_code, uint32_t quirks) {
+  return error_code == kUnsupportedVersion || (quirks & kQuirkApiVersionsAnyFallback) != 0;
+}
+
+// Strict, and a v0 body that is not the fallback: the error at the version asked for,
+// with the v0 reading in its detail.
+absl::Status WithV0Hint(Error e, int16_t v0_error_code) {
+  e.detail = absl::StrFormat(
+      "%s%sthe body reads as ApiVersions v0 with error code %d; KIP-511's v0 fallback "
+      "carries 35 UNSUPPORTED_VERSION (Java's ApiVersionsResponse.parse takes any: "
+      "kQuirkApiVersionsAnyFallback)",
+      e.detail, e.detail.empty() ? "" : "; ", v0_error_code);
+  return e.ToStatus();
+}
+
+}  // namespace
+
 absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api_key,
                                      int16_t api_version, const FrameOptions& options,
                                      int16_t* header_version, ResponseHeader* header,
+                                     int16_t* body_version,
                                      absl::FunctionRef<void*(const MessageOps&)> body,
                                      FrameObserver* observer) {
   const RecordsFieldValidator records(options.records);
-  Reader r(frame, 0, FrameDecodeOptions(options, &records));
+  const DecodeOptions decode = FrameDecodeOptions(options, &records);
+  Reader r(frame, 0, decode);
+  *body_version = api_version;
   const ApiInfo* api = FindApi(api_key);
   if (api == nullptr) {
     r.Fail(ErrorKind::kUnknownApiKey, absl::StrFormat("api key %d", api_key));
@@ -178,15 +219,42 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
   if (!r.ok()) return r.error().ToStatus();
   void* const out = body(*api->response);
   *header_version = ResponseHeaderVersion(api_key, api_version);
+  const bool may_fall_back = api_key == kApiVersionsKey && api_version > 0;
   if (observer != nullptr) {
     observer->ReadResponseHeader(r, *header_version, *header);
-    observer->ReadBody(r, *api->response, api_version, out);
-  } else {
-    DecodeBody(r, *header_version, *header);
-    api->response->decode(r, api_version, out);
+    int16_t version = api_version;
+    std::optional<int16_t> v0;
+    if (may_fall_back && r.ok()) {
+      // The observer sees one walk: find out first (plainly) which version reads.
+      ApiVersionsResponse trial;
+      Reader t(frame.subspan(r.offset()), r.offset(), decode);
+      DecodeBody(t, api_version, trial);
+      ExpectEnd(t, "response body");
+      if (!t.ok()) {
+        v0 = ReadApiVersionsV0(frame, r.offset(), decode, &trial);
+        if (v0.has_value() && TakeFallback(*v0, decode.quirks)) version = 0;
+      }
+    }
+    observer->ReadBody(r, *api->response, version, out);
+    ExpectEnd(r, "response body");
+    if (r.ok()) *body_version = version;
+    return v0.has_value() && !r.ok() ? WithV0Hint(r.error(), *v0) : r.error().ToStatus();
   }
+  DecodeBody(r, *header_version, *header);
+  const size_t body_at = r.offset();
+  api->response->decode(r, api_version, out);
   ExpectEnd(r, "response body");
-  return r.error().ToStatus();
+  if (r.ok() || !may_fall_back || body_at > frame.size() || r.error().offset < body_at) {
+    return r.error().ToStatus();
+  }
+  auto* versions = static_cast<ApiVersionsResponse*>(out);
+  const std::optional<int16_t> v0 = ReadApiVersionsV0(frame, body_at, decode, versions);
+  if (!v0.has_value()) return r.error().ToStatus();
+  if (TakeFallback(*v0, decode.quirks)) {
+    *body_version = 0;
+    return absl::OkStatus();
+  }
+  return WithV0Hint(r.error(), *v0);
 }
 
 }  // namespace frame_internal
@@ -207,13 +275,14 @@ absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame
                                                   int16_t api_key, int16_t api_version,
                                                   const FrameOptions& options) {
   int16_t header_version = 0;
+  int16_t body_version = api_version;
   ResponseHeader header;
   std::optional<AnyMessage> body;
   absl::Status s = frame_internal::DecodeResponseFrameInto(
-      frame, api_key, api_version, options, &header_version, &header,
+      frame, api_key, api_version, options, &header_version, &header, &body_version,
       [&](const MessageOps& ops) { return body.emplace(ops).raw(); });
   if (!s.ok()) return s;
-  return ResponseFrame{header_version, std::move(header), std::move(*body)};
+  return ResponseFrame{header_version, std::move(header), std::move(*body), body_version};
 }
 
 namespace {

@@ -102,7 +102,19 @@ struct ResponseFrame {
   int16_t header_version = 0;   ///< 0 or 1 (registry rule).
   ResponseHeader header;        ///< correlation id (and tags in v1).
   AnyMessage body;
+  /// The version the body was read at: the version asked for, except for an ApiVersions
+  /// response that a broker answered at v0 because it does not know the version of the
+  /// request (KIP-511: error code 35 UNSUPPORTED_VERSION and the broker's own ApiVersions
+  /// range, in a v0 body under response header v0; ApiVersionsFallback). Re-encode the
+  /// body at this version to get the same bytes back.
+  int16_t body_version = 0;
 };
+
+/// True when a response to an ApiVersions request of `asked_version` was read as the
+/// KIP-511 v0 fallback (`body_version` 0 for a request above v0).
+inline bool ApiVersionsFallback(int16_t api_key, int16_t asked_version, int16_t body_version) {
+  return api_key == 18 && asked_version > 0 && body_version == 0;
+}
 
 /// Decodes one request frame (size prefix included). Errors: kTruncated /
 /// kInvalidFrameSize / kTrailingBytes when the size prefix disagrees with the bytes,
@@ -111,6 +123,11 @@ absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
                                                 const FrameOptions& options = {});
 
 /// Decodes one response frame (size prefix included) of (api_key, api_version).
+/// ApiVersions (KIP-511): a body that does not decode at `api_version` (> 0) is read
+/// again at v0, and taken when it decodes whole with error code 35 UNSUPPORTED_VERSION —
+/// with any error code under kQuirkApiVersionsAnyFallback (Java's
+/// ApiVersionsResponse.parse); `body_version` says which. Otherwise the error is the one
+/// at `api_version`, its detail naming the v0 reading when there is one.
 absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame,
                                                   int16_t api_key, int16_t api_version,
                                                   const FrameOptions& options = {});
@@ -171,9 +188,12 @@ absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameO
                                     int16_t* header_version, RequestHeader* header,
                                     absl::FunctionRef<void*(const MessageOps&)> body,
                                     FrameObserver* observer = nullptr);
+// `*body_version` receives the version the body was read at (ApiVersions' KIP-511
+// fallback: 0).
 absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api_key,
                                      int16_t api_version, const FrameOptions& options,
                                      int16_t* header_version, ResponseHeader* header,
+                                     int16_t* body_version,
                                      absl::FunctionRef<void*(const MessageOps&)> body,
                                      FrameObserver* observer = nullptr);
 // `body` points at a message of type `spec`.
@@ -207,6 +227,7 @@ struct TypedResponseFrame {
   int16_t header_version = 0;  ///< 0 or 1 (registry rule).
   ResponseHeader header;
   M body;
+  int16_t body_version = 0;    ///< As ResponseFrame::body_version.
 };
 
 /// Decodes one request frame (size prefix included) straight into an M: the body is
@@ -269,7 +290,7 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
   static_assert(M::kMessage.kind == MessageKind::kResponse, "M must be a response");
   return frame_internal::DecodeResponseFrameInto(
       frame, M::kMessage.api_key, api_version, options, &out->header_version, &out->header,
-      [&](const MessageOps&) -> void* { return &out->body; });
+      &out->body_version, [&](const MessageOps&) -> void* { return &out->body; });
 }
 
 template <KafkaMessage M>

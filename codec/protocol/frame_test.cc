@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "codec/generated/api_versions_response.h"
+#include "codec/protocol/explain.h"
 #include "codec/protocol/frame_test_util.h"
 #include "codec/protocol/registry.h"
 #include "codec/records/record_batch.h"
@@ -550,6 +552,125 @@ TEST(ErrorsAsData, SplitFrameAndEncodeRefusals) {
                           .status());
   ASSERT_TRUE(version.has_value());
   EXPECT_EQ(version->kind, ErrorKind::kUnsupportedVersion);
+}
+
+// ---- KIP-511: an ApiVersions request of a version the broker does not know is answered
+// with a v0 body (error 35 UNSUPPORTED_VERSION and the broker's ApiVersions range) under
+// response header v0. Issue 38's frames, captured from brokers 0.10.2.1, 2.3.0, 2.4.0 and
+// 4.1.0 answering v3 and v4 requests.
+struct Fallback {
+  const char* hex;
+  int16_t asked;
+  int16_t max_version;   // of the one ApiKeys entry (-1: none)
+};
+constexpr Fallback kBrokerFallbacks[] = {
+    {"000000100000007b002300000001001200000003", 3, 3},
+    {"000000100000007b002300000001001200000004", 4, 4},
+    {"0000000a0000007b002300000000", 3, -1},
+};
+
+TEST(ApiVersionsFallback, BrokersV0AnswersDecodeAsV0AndReEncodeByteForByte) {
+  for (const Fallback& f : kBrokerFallbacks) {
+    SCOPED_TRACE(f.hex);
+    const Bytes frame = Hex(f.hex);
+    for (uint32_t quirks : {0u, kQuirksJava}) {
+      FrameOptions o;
+      o.decode.quirks = quirks;
+      auto d = DecodeResponseFrame(frame, kApiVersions, f.asked, o);
+      ASSERT_TRUE(d.ok()) << d.status();
+      EXPECT_EQ(d->body_version, 0);
+      EXPECT_TRUE(ApiVersionsFallback(kApiVersions, f.asked, d->body_version));
+      EXPECT_EQ(d->header_version, 0);
+      EXPECT_EQ(d->header.correlation_id, 123);
+      const auto* body = d->body.get<ApiVersionsResponse>();
+      ASSERT_NE(body, nullptr);
+      EXPECT_EQ(body->error_code, 35);
+      ASSERT_EQ(body->api_keys.size(), f.max_version < 0 ? 0u : 1u);
+      if (f.max_version >= 0) {
+        EXPECT_EQ(body->api_keys[0].api_key, 18);
+        EXPECT_EQ(body->api_keys[0].min_version, 0);
+        EXPECT_EQ(body->api_keys[0].max_version, f.max_version);
+      }
+      auto again = EncodeResponseFrame(d->header, kApiVersions, d->body_version, d->body);
+      ASSERT_TRUE(again.ok()) << again.status();
+      EXPECT_EQ(*again, frame);
+      // Typed, and into a reused frame.
+      auto typed = DecodeResponseFrameAs<ApiVersionsResponse>(frame, f.asked, o);
+      ASSERT_TRUE(typed.ok()) << typed.status();
+      EXPECT_EQ(typed->body_version, 0);
+      EXPECT_TRUE(typed->body == *body);
+    }
+    // The explanation reads the same body at v0 and says why.
+    const FrameExplanation ex = ExplainResponseFrame(frame, kApiVersions, f.asked);
+    EXPECT_TRUE(ex.status.ok()) << ex.status;
+    EXPECT_NE(ex.title.find("ApiVersionsResponse v0 (ApiVersions v0 fallback, KIP-511: the "
+                            "request was v" + std::to_string(f.asked) + ")"),
+              std::string::npos) << ex.title;
+  }
+}
+
+TEST(ApiVersionsFallback, EveryVersionFallsBackFromAV0BodyWithError35) {
+  // The same shape answering every ApiVersions request version above 0, flexible or not.
+  const Bytes frame = Hex("000000100000007b002300000001001200000003");
+  const VersionRange r = FindApi(kApiVersions)->response_versions();
+  for (int16_t v = 1; v <= r.hi; ++v) {
+    auto d = DecodeResponseFrame(frame, kApiVersions, v);
+    ASSERT_TRUE(d.ok()) << "v" << v << ": " << d.status();
+    EXPECT_EQ(d->body_version, 0) << v;
+  }
+  // Asked at v0 it is a v0 response like any other: no fallback.
+  auto d0 = DecodeResponseFrame(frame, kApiVersions, 0);
+  ASSERT_TRUE(d0.ok()) << d0.status();
+  EXPECT_EQ(d0->body_version, 0);
+  EXPECT_FALSE(ApiVersionsFallback(kApiVersions, 0, d0->body_version));
+}
+
+TEST(ApiVersionsFallback, AResponseThatReadsAtItsVersionIsNotAFallback) {
+  for (int16_t v = 1; v <= FindApi(kApiVersions)->response_versions().hi; ++v) {
+    const Case c = frame_testing::CaseOf("ApiVersions", Direction::kResponse, v);
+    const Bytes frame = EncodeFrame(c, Rich(c, 7));
+    auto d = DecodeResponseFrame(frame, kApiVersions, v);
+    ASSERT_TRUE(d.ok()) << d.status();
+    EXPECT_EQ(d->body_version, v);
+  }
+}
+
+TEST(ApiVersionsFallback, StrictTakesOnlyError35JavaTakesAnyV0Body) {
+  // A v0 body with error 0 (NONE) answering a v3 request: not what a broker sends
+  // (KIP-511 falls back with UNSUPPORTED_VERSION). Strict rejects it at v3 and names the
+  // v0 reading; kQuirkApiVersionsAnyFallback (in kQuirksJava) takes it, as
+  // ApiVersionsResponse.parse does.
+  const Bytes frame = Hex("000000100000007b000000000001001200000003");
+  auto strict = DecodeResponseFrame(frame, kApiVersions, 3);
+  ASSERT_FALSE(strict.ok());
+  const Error e = ErrorOf(strict.status());
+  EXPECT_EQ(e.kind, ErrorKind::kUnexpectedNull);
+  EXPECT_EQ(e.offset, 10u);
+  EXPECT_EQ(e.path, "ApiVersionsResponse.ApiKeys");
+  EXPECT_NE(e.detail.find("the body reads as ApiVersions v0 with error code 0"),
+            std::string::npos) << e.detail;
+  // The explanation gives the same verdict.
+  EXPECT_EQ(ExplainResponseFrame(frame, kApiVersions, 3).status, strict.status());
+  for (uint32_t quirks : {uint32_t{kQuirkApiVersionsAnyFallback}, kQuirksJava}) {
+    FrameOptions o;
+    o.decode.quirks = quirks;
+    auto d = DecodeResponseFrame(frame, kApiVersions, 3, o);
+    ASSERT_TRUE(d.ok()) << d.status();
+    EXPECT_EQ(d->body_version, 0);
+    EXPECT_EQ(d->body.get<ApiVersionsResponse>()->error_code, 0);
+    auto again = EncodeResponseFrame(d->header, kApiVersions, 0, d->body);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, frame);  // the fallback keeps the bytes
+  }
+  // Bytes that read neither at v3 nor at v0 keep the error at v3, with no hint.
+  const Bytes neither = Hex("0000000c0000007b0023000000010012");
+  FrameOptions java;
+  java.decode.quirks = kQuirksJava;
+  auto bad = DecodeResponseFrame(neither, kApiVersions, 3, java);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(ErrorOf(bad.status()).detail.find("v0"), std::string::npos) << bad.status();
+  // Other APIs never fall back.
+  EXPECT_FALSE(DecodeResponseFrame(frame, 3, 3).ok());
 }
 
 }  // namespace

@@ -177,8 +177,9 @@ inline Decoded DecodeFrame(const Case& c, std::span<const uint8_t> frame, uint32
       out.error = ErrorOf(f.status());
       return out;
     }
-    auto again =
-        EncodeResponseFrame(f->header, c.api->api_key, c.version, f->body, EncodeOptions{quirks});
+    // At the version the body was read at (KIP-511's ApiVersions v0 fallback: 0).
+    auto again = EncodeResponseFrame(f->header, c.api->api_key, f->body_version, f->body,
+                                     EncodeOptions{quirks});
     EXPECT_TRUE(again.ok()) << again.status();
     if (again.ok()) out.reencoded = *std::move(again);
   }

@@ -453,14 +453,15 @@ TEST(BorrowedRecords, ProduceRecordsAreViewsIntoTheFrameEqualToTheCopies) {
     const Bytes* batches[] = {&b0, &b1};
     for (size_t i = 0; i < 2; ++i) {
       const Records& r = *parts[i].records;
-      EXPECT_TRUE(r.borrowed);
-      EXPECT_TRUE(r.bytes.empty());
+      EXPECT_TRUE(r.borrowed());
       // The view is the payload in place: same address as in the frame, same length.
       EXPECT_EQ(r.data().data(), At(frame, Find(frame, *batches[i])));
       EXPECT_EQ(r.data().size(), batches[i]->size());
       const Records& c = *copied_parts[i].records;
-      EXPECT_FALSE(c.borrowed);
-      EXPECT_EQ(c.bytes, Str(*batches[i]));
+      EXPECT_FALSE(c.borrowed());
+      EXPECT_EQ(c.data(), Str(*batches[i]));
+      // The copy is storage of its own, not a view into the frame.
+      EXPECT_NE(c.data().data(), At(frame, Find(frame, *batches[i])));
       EXPECT_EQ(r, c);  // owned and borrowed forms of the same payload compare equal
     }
     EXPECT_FALSE(parts[2].records.has_value());  // null stays null
@@ -478,7 +479,7 @@ TEST(BorrowedRecords, FetchPartitionsBorrowEachPayloadAndValidateTheSame) {
   auto d = DecodeResponseFrame(frame, kFetch, 12, Borrowing());
   ASSERT_TRUE(d.ok()) << d.status();
   const Records& r = *d->body.get<FetchResponse>()->responses[0].partitions[0].records;
-  EXPECT_TRUE(r.borrowed);
+  EXPECT_TRUE(r.borrowed());
   EXPECT_EQ(r.data().data(), At(frame, Find(frame, batch)));
 
   // Validation sees the same bytes at the same offsets: faults are reported identically.
@@ -504,14 +505,94 @@ TEST(BorrowedRecords, OwnDetachesFromTheBuffer) {
   auto d = DecodeResponseFrame(*buffer, kFetch, 4, Borrowing());
   ASSERT_TRUE(d.ok()) << d.status();
   Records& r = *d->body.get<FetchResponse>()->responses[0].partitions[0].records;
-  ASSERT_TRUE(r.borrowed);
+  ASSERT_TRUE(r.borrowed());
   r.Own();
-  EXPECT_FALSE(r.borrowed);
+  EXPECT_FALSE(r.borrowed());
   buffer.reset();  // the frame buffer is gone; the owned payload is not
-  EXPECT_EQ(r.bytes, Str(batch));
   EXPECT_EQ(r.data(), Str(batch));
   r.Own();  // owning twice is harmless
   EXPECT_EQ(r.data(), Str(batch));
+}
+
+// Issue 37: Batches() once iterated the owned storage of a Records, which a borrowed one
+// leaves empty, so a proxy decoding with borrow_records saw zero batches and kEnd. Every
+// records API reads a borrowed payload as it reads the owned one.
+TEST(BorrowedRecords, EveryRecordsApiSeesTheSameBatchesOwnedOrBorrowed) {
+  const Bytes b0 = Batch(3, 0, 100), b1 = Batch(2, 0, 200);
+  const Bytes frame = FetchFrame(12, Cat(b0, b1));
+  for (RecordsMode mode : {RecordsMode::kValidate, RecordsMode::kOpaque}) {
+    FrameOptions copy_options;
+    copy_options.records_mode = mode;
+    auto owned = DecodeResponseFrame(frame, kFetch, 12, copy_options);
+    auto borrowed = DecodeResponseFrame(frame, kFetch, 12, Borrowing(mode));
+    ASSERT_TRUE(owned.ok()) << owned.status();
+    ASSERT_TRUE(borrowed.ok()) << borrowed.status();
+    const Records& o = *owned->body.get<FetchResponse>()->responses[0].partitions[0].records;
+    const Records& b = *borrowed->body.get<FetchResponse>()->responses[0].partitions[0].records;
+    ASSERT_FALSE(o.borrowed());
+    ASSERT_TRUE(b.borrowed());
+    EXPECT_EQ(b.size(), b0.size() + b1.size());
+    EXPECT_EQ(o.size(), b.size());
+    EXPECT_FALSE(b.empty());
+    // Batches(): the same two batches, their records, and kEnd after them.
+    BatchIterator io = Batches(o), ib = Batches(b);
+    std::vector<int64_t> base_offsets;
+    BatchView vo, vb;
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE(io.Next(&vo)) << io.error().ToString();
+      ASSERT_TRUE(ib.Next(&vb)) << "borrowed: no batch " << i << ", state " << int(ib.state());
+      EXPECT_EQ(vb.offset(), vo.offset());
+      EXPECT_EQ(vb.header().base_offset, vo.header().base_offset);
+      EXPECT_EQ(vb.header().records_count, vo.header().records_count);
+      EXPECT_TRUE(vb.crc_ok());
+      RecordSet ro, rb;
+      ASSERT_TRUE(vo.DecodeRecords({}, &ro).ok());
+      ASSERT_TRUE(vb.DecodeRecords({}, &rb).ok());
+      ASSERT_EQ(rb.size(), ro.size());
+      base_offsets.push_back(vb.header().base_offset);
+    }
+    EXPECT_EQ(base_offsets, (std::vector<int64_t>{100, 200}));
+    EXPECT_FALSE(ib.Next(&vb));
+    EXPECT_FALSE(io.Next(&vo));
+    EXPECT_EQ(ib.state(), BatchIterator::kEnd);
+    EXPECT_EQ(io.state(), BatchIterator::kEnd);
+    // The records explanation (PrintOptions::records) reads the same payload.
+    PrintOptions print;
+    print.records = &PrintRecordBatches;
+    print.decode.borrow_records = true;
+    const FrameExplanation eb = ExplainResponseFrame(frame, kFetch, 12, print);
+    print.decode.borrow_records = false;
+    const FrameExplanation eo = ExplainResponseFrame(frame, kFetch, 12, print);
+    ASSERT_TRUE(eb.status.ok()) << eb.status;
+    EXPECT_EQ(RenderObjectTree(eb.nodes), RenderObjectTree(eo.nodes));
+    // Equality, copies and the encoder see the payload, not the storage.
+    EXPECT_EQ(o, b);
+    Records copy = b;
+    EXPECT_TRUE(copy.borrowed());
+    EXPECT_EQ(copy, o);
+  }
+}
+
+TEST(BorrowedRecords, MutableBytesCopiesABorrowedPayloadFirst) {
+  const Bytes batch = Batch(2);
+  const std::string payload = Str(batch);
+  Records r = Records::Borrow(payload);
+  std::string& bytes = r.mutable_bytes();
+  EXPECT_FALSE(r.borrowed());
+  EXPECT_NE(bytes.data(), payload.data());  // a copy of its own, changed in place
+  bytes[0] ^= 0x01;
+  EXPECT_NE(r.data(), payload);
+  EXPECT_EQ(payload, Str(batch));  // the caller's buffer is untouched
+  // A decode into a reused Records replaces a borrowed payload with an owned copy.
+  const Bytes frame = FetchFrame(12, batch);
+  TypedResponseFrame<FetchResponse> reused;
+  ASSERT_TRUE(DecodeResponseFrameInto(frame, 12, &reused, Borrowing()).ok());
+  ASSERT_TRUE(reused.body.responses[0].partitions[0].records->borrowed());
+  ASSERT_TRUE(DecodeResponseFrameInto(frame, 12, &reused).ok());
+  const Records& again = *reused.body.responses[0].partitions[0].records;
+  EXPECT_FALSE(again.borrowed());
+  EXPECT_EQ(again.data(), Str(batch));
+  EXPECT_NE(again.data().data(), At(frame, Find(frame, batch)));
 }
 
 TEST(BorrowedRecords, BorrowOverCallerMemoryEncodesLikeOwnedBytes) {

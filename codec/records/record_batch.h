@@ -52,6 +52,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/status/statusor.h"
 #include "codec/records/compression.h"
 #include "codec/schema/spec.h"
@@ -446,13 +447,17 @@ class BatchIterator {
   size_t partial_need_ = 0;
 };
 
-/// Iterates a `records` field of a decoded message (Produce/Fetch/ShareFetch, ...). The
-/// Records value (and `path`) must outlive the iterator and the views it yields.
-inline BatchIterator Batches(const Records& records, const RecordsOptions& options = {},
+/// Iterates a `records` field of a decoded message (Produce/Fetch/ShareFetch, ...),
+/// owned or borrowed (DecodeOptions::borrow_records): the batches of `records.data()`.
+/// The Records value — and, when borrowed, the buffer it points into — and `path` must
+/// outlive the iterator and the views it yields.
+inline BatchIterator Batches(const Records& records ABSL_ATTRIBUTE_LIFETIME_BOUND,
+                             const RecordsOptions& options = {},
                              size_t field_offset = 0, const PathNode* path = nullptr) {
+  const std::string_view payload = records.data();
   return BatchIterator(
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(records.bytes.data()),
-                               records.bytes.size()),
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(payload.data()),
+                               payload.size()),
       options, field_offset, path);
 }
 

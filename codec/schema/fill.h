@@ -41,7 +41,7 @@ void FillMinimalValue(int16_t version, const FieldSpec& f, FieldType kind, T& v)
   } else if constexpr (std::is_same_v<T, std::string>) {
     v.clear();
   } else if constexpr (std::is_same_v<T, Records>) {
-    v.bytes = EmptyRecordBatch();
+    v = Records(EmptyRecordBatch());
   } else if constexpr (KafkaStruct<T>) {
     FillMinimalStruct(version, v);
   } else if constexpr (IsOptionalT<T>::value) {
@@ -121,7 +121,7 @@ void FillRandomValue(std::mt19937_64& rng, int16_t version, bool flexible, const
   } else if constexpr (std::is_same_v<T, std::string>) {
     v = RandomBytes(rng, 8);
   } else if constexpr (std::is_same_v<T, Records>) {
-    v.bytes = RandomRecords(rng, f, version);
+    v = Records(RandomRecords(rng, f, version));
   } else if constexpr (KafkaStruct<T>) {
     FillRandomStruct(rng, version, flexible, v);
   } else if constexpr (IsOptionalT<T>::value) {

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "codec/wire/types.h"
 
 namespace kwire {
@@ -125,40 +126,65 @@ struct FieldSpec {
 /// record batches back to back, kept verbatim so it re-encodes byte-identically
 /// (codec/records/ decodes the batches; frame decoding validates them by default).
 ///
-/// Owned or borrowed. A default decode copies the payload into `bytes`, and encoders,
-/// fillers and user code set `bytes`. A decode with `DecodeOptions::borrow_records`
-/// (`FrameOptions::decode.borrow_records`) copies nothing: `view` points at the payload
-/// inside the caller's frame buffer, `borrowed` is true and `bytes` stays empty.
+/// Owned or borrowed. A default decode copies the payload (the Records owns it), and so
+/// do encoders, fillers and user code (`Records(std::string)`). A decode with
+/// `DecodeOptions::borrow_records` (`FrameOptions::decode.borrow_records`) copies
+/// nothing: the payload stays inside the caller's frame buffer and `borrowed()` is true.
+/// Both forms are read through `data()` only and changed through `mutable_bytes()`
+/// only, so no reader can see the empty storage of the other form (issue 37: `Batches`
+/// once read the owned storage of a borrowed Records and saw no batch).
 /// **Lifetime**: a borrowed Records — and every message or copy holding it — is valid
 /// only while that buffer lives unchanged; reading it afterwards is a use after free
 /// (AddressSanitizer reports it; codec/protocol/records_frame_test.cc). `Own()`
-/// detaches it. Read the payload through `data()`, which serves both forms.
-struct Records {
-  std::string bytes;       ///< The payload when owned (borrowed == false).
-  std::string_view view;   ///< The payload in the decoded buffer when borrowed.
-  bool borrowed = false;   ///< True when `view` holds the payload.
-
+/// detaches it.
+class Records {
+ public:
   Records() = default;
   /// An owned payload.
-  explicit Records(std::string payload) : bytes(std::move(payload)) {}
+  explicit Records(std::string payload) : bytes_(std::move(payload)) {}
   /// A borrowed Records over `payload` (not copied; the caller keeps it alive).
-  static Records Borrow(std::string_view payload) {
+  static Records Borrow(std::string_view payload ABSL_ATTRIBUTE_LIFETIME_BOUND) {
     Records r;
-    r.view = payload;
-    r.borrowed = true;
+    r.view_ = payload;
+    r.borrowed_ = true;
     return r;
   }
-  /// The payload, owned or borrowed (size in bytes: `data().size()`).
-  std::string_view data() const { return borrowed ? view : std::string_view(bytes); }
-  /// Copies a borrowed payload into `bytes`, so it no longer depends on the buffer.
+  /// The payload, owned or borrowed.
+  std::string_view data() const ABSL_ATTRIBUTE_LIFETIME_BOUND {
+    return borrowed_ ? view_ : std::string_view(bytes_);
+  }
+  /// Payload size in bytes.
+  size_t size() const { return data().size(); }
+  bool empty() const { return data().empty(); }
+  /// True when the payload is a view into a decoded buffer (DecodeOptions::borrow_records).
+  bool borrowed() const { return borrowed_; }
+  /// Copies a borrowed payload into storage of its own, so it no longer depends on the
+  /// buffer. Nothing happens to an owned payload.
   void Own() {
-    if (!borrowed) return;
-    bytes.assign(view);
-    view = {};
-    borrowed = false;
+    if (!borrowed_) return;
+    bytes_.assign(view_);
+    view_ = {};
+    borrowed_ = false;
+  }
+  /// The owned payload, to change in place (a borrowed one is copied first: Own()).
+  std::string& mutable_bytes() ABSL_ATTRIBUTE_LIFETIME_BOUND {
+    Own();
+    return bytes_;
+  }
+  /// Replaces the payload with an owned copy of `payload`, reusing this Records' storage
+  /// (a decode into a reused message allocates nothing once it is large enough).
+  void AssignCopy(std::string_view payload) {
+    bytes_.assign(payload);
+    view_ = {};
+    borrowed_ = false;
   }
   /// Equal payload bytes (owned and borrowed forms compare equal).
   friend bool operator==(const Records& a, const Records& b) { return a.data() == b.data(); }
+
+ private:
+  std::string bytes_;       // The payload when owned (borrowed_ == false).
+  std::string_view view_;   // The payload in the decoded buffer when borrowed.
+  bool borrowed_ = false;
 };
 
 /// Present/absent wrapper of a known tagged field (KIP-482). Absent fields are not

@@ -35,9 +35,7 @@ bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records&
   if (borrow) {
     out = Records::Borrow(payload);
   } else {
-    out.bytes.assign(payload);
-    out.view = {};
-    out.borrowed = false;
+    out.AssignCopy(payload);
   }
   if (o != nullptr && c.r.ok()) {
     o->RecordsPayload(c.r, f, c.version, c.r.offset() - payload.size(), payload.size());

@@ -81,7 +81,9 @@ absl::StatusCode ErrorKindStatusCode(ErrorKind kind);
 
 /// One recorded failure: kind, absolute byte offset, field path and detail text
 /// (e.g. "need 8, have 3"). `path` may be empty when no field is being processed.
-struct Error {
+/// [[nodiscard]]: a function that returns an Error reports a failure that must be looked
+/// at (as absl::Status is); `(void)` says a caller drops one on purpose.
+struct [[nodiscard]] Error {
   ErrorKind kind = ErrorKind::kOk;
   size_t offset = 0;
   std::string path;

@@ -38,7 +38,8 @@
 namespace kwire {
 
 /// Opt-in leniencies, bit flags for DecodeOptions::quirks. Each matches what Apache
-/// Kafka's Java implementation accepts and each breaks byte-exact re-encoding.
+/// Kafka's Java implementation accepts and each breaks byte-exact re-encoding (except
+/// kQuirkApiVersionsAnyFallback, which only widens which frames decode).
 enum Quirk : uint32_t {
   /// Accept overlong varints (e.g. `80 00` for 0). Java: accepted.
   kQuirkNonCanonicalVarint = 1u << 0,
@@ -62,13 +63,19 @@ enum Quirk : uint32_t {
   /// declares (more or fewer bytes); an unknown tag's payload is still `size` bytes.
   /// Java: the generated readers ignore the size of the tags they know.
   kQuirkKnownTagSizeIgnored = 1u << 7,
+  /// ApiVersions responses (KIP-511): a body that does not decode at the version asked
+  /// for is read as v0 whatever its error code. Strict takes that fallback only when the
+  /// v0 body carries 35 UNSUPPORTED_VERSION, what a broker sends (codec/protocol/frame.h,
+  /// ResponseFrame::body_version). Java: ApiVersionsResponse.parse retries at v0 on any
+  /// parse failure. The body re-encodes byte-exactly at v0 either way.
+  kQuirkApiVersionsAnyFallback = 1u << 8,
 };
 
 /// All quirks: decode what the Java implementation decodes.
 inline constexpr uint32_t kQuirksJava =
     kQuirkNonCanonicalVarint | kQuirkVarintExtraBits | kQuirkAnyNonZeroBool |
     kQuirkAnyNegativeLengthIsNull | kQuirkUnorderedTags | kQuirkAnyStructMarker |
-    kQuirkInvalidUtf8 | kQuirkKnownTagSizeIgnored;
+    kQuirkInvalidUtf8 | kQuirkKnownTagSizeIgnored | kQuirkApiVersionsAnyFallback;
 
 class RecordsValidator;  // codec/schema/decode.h
 

@@ -93,10 +93,17 @@ absl::StatusOr<Json> ResponseFrameToJson(const ResponseFrame& frame, int16_t api
   absl::StatusOr<Json> header = ToJson(ResponseHeader::kMessage, &frame.header,
                                        frame.header_version, "header");
   if (!header.ok()) return header.status();
-  absl::StatusOr<Json> body = ToJson(frame.body.spec(), frame.body.raw(), api_version, "body");
+  // The body at the version it was read at (KIP-511's ApiVersions v0 fallback: 0, said by
+  // "body_version"), so that the object encodes back to the same bytes.
+  absl::StatusOr<Json> body =
+      ToJson(frame.body.spec(), frame.body.raw(), frame.body_version, "body");
   if (!body.ok()) return body.status();
-  return FrameObject(FindApi(api_key), api_key, api_version, Direction::kResponse,
-                     frame.header_version, *std::move(header), *std::move(body));
+  Json j = FrameObject(FindApi(api_key), api_key, api_version, Direction::kResponse,
+                       frame.header_version, *std::move(header), *std::move(body));
+  if (ApiVersionsFallback(api_key, api_version, frame.body_version)) {
+    j["body_version"] = frame.body_version;
+  }
+  return j;
 }
 
 absl::StatusOr<std::vector<uint8_t>> FrameFromJson(const Json& j, const EncodeOptions& options) {
@@ -142,8 +149,23 @@ absl::StatusOr<std::vector<uint8_t>> FrameFromJson(const Json& j, const EncodeOp
   if (header_it == j.end() || body_it == j.end()) {
     return absl::InvalidArgumentError("missing member \"header\" or \"body\"");
   }
+  // "body_version": an ApiVersions response body that a broker sent at v0 for a request
+  // of a later version (KIP-511's fallback); the only body version other than "version".
+  int16_t body_version = *version;
+  if (j.contains("body_version")) {
+    absl::StatusOr<int16_t> bv = Int16Member(j, "body_version");
+    if (!bv.ok()) return bv.status();
+    if (*bv != *version && !(d == Direction::kResponse && ApiVersionsFallback(*api_key, *version, *bv))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "body_version ", *bv, " with version ", *version,
+          ": only an ApiVersions response to a request above v0 has another body version, 0 "
+          "(KIP-511)"));
+    }
+    body_version = *bv;
+  }
   AnyMessage body(ops);
-  if (absl::Status s = FromJson(*body_it, *ops.spec, body.raw(), *version, "body"); !s.ok()) {
+  if (absl::Status s = FromJson(*body_it, *ops.spec, body.raw(), body_version, "body");
+      !s.ok()) {
     return s;
   }
   if (d == Direction::kRequest) {
@@ -168,7 +190,7 @@ absl::StatusOr<std::vector<uint8_t>> FrameFromJson(const Json& j, const EncodeOp
       !s.ok()) {
     return s;
   }
-  return EncodeResponseFrame(header, *api_key, *version, body, options);
+  return EncodeResponseFrame(header, *api_key, body_version, body, options);
 }
 
 std::string FormatErrorKind(ErrorKind k) {

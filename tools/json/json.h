@@ -42,7 +42,9 @@ absl::Status MessageFromJson(const Json& j, int16_t version, AnyMessage* m);
 /// "header_version", "header", "body"}.
 absl::StatusOr<Json> RequestFrameToJson(const RequestFrame& frame);
 
-/// A decoded response frame of (api_key, api_version), as RequestFrameToJson.
+/// A decoded response frame of (api_key, api_version), as RequestFrameToJson. An
+/// ApiVersions response read as the KIP-511 v0 fallback adds `"body_version": 0`, the
+/// version of its body (conformance/FORMAT.md); FrameFromJson encodes the body at it.
 absl::StatusOr<Json> ResponseFrameToJson(const ResponseFrame& frame, int16_t api_key,
                                          int16_t api_version);
 
@@ -50,7 +52,9 @@ absl::StatusOr<Json> ResponseFrameToJson(const ResponseFrame& frame, int16_t api
 /// "direction" ("request"/"response"), "header" and "body"; "api_name" and
 /// "header_version" are optional and, when given, must agree with the registry (the
 /// request header's RequestApiKey / RequestApiVersion likewise; when missing they are
-/// taken from "api_key" / "version"). Other members (id, set, frame, expect, ...) are
+/// taken from "api_key" / "version"); "body_version" is optional: 0 for an ApiVersions
+/// response to a request above v0 (KIP-511), whose body is then encoded at v0, and
+/// otherwise must equal "version". Other members (id, set, frame, expect, ...) are
 /// ignored, so a vector record encodes as it is. Errors: kInvalidArgument for what
 /// MessageFromJson refuses or a missing/contradictory member, kUnimplemented for an
 /// unknown API key or version, and the encoder's own errors (codec/protocol/frame.h).

@@ -110,8 +110,10 @@ constexpr const char* kDecodeUsage =
     "  --quirks LIST    accept what Apache Kafka's Java code accepts: `java` (all), or a\n"
     "                   comma-separated list of non-canonical-varint, varint-extra-bits,\n"
     "                   any-nonzero-bool, any-negative-length-is-null, unordered-tags,\n"
-    "                   any-struct-marker, invalid-utf8, known-tag-size-ignored (default:\n"
-    "                   strict); they apply inside records too\n"
+    "                   any-struct-marker, invalid-utf8, known-tag-size-ignored,\n"
+    "                   apiversions-any-fallback (default: strict); they apply inside\n"
+    "                   records too. An ApiVersions response that a broker answered at v0\n"
+    "                   (KIP-511: error 35) is read at v0 strictly too, and says so\n"
     "  --records MODE   validate (default) or opaque: keep records fields unexamined\n"
     "  --quiet          no summary lines (errors are still printed)\n"
     "  --json           print each frame as one line of JSON in the mapping of\n"
@@ -187,7 +189,8 @@ constexpr const char* kConformanceUsage =
     "`kwire testee` is kwire's own.\n"
     "  --testee CMD              the program to test\n"
     "  --category LIST           minimal (sets minimal, minimal-removed, seeds), rich,\n"
-    "                            negative, records; comma-separated (default: all)\n"
+    "                            negative, records, kip511 (ApiVersions' v0 fallback);\n"
+    "                            comma-separated (default: all)\n"
     "  --api LIST                API keys or names, comma-separated\n"
     "  --version LIST            API versions, comma-separated\n"
     "  --direction D             request or response\n"
@@ -352,6 +355,7 @@ bool ResolveQuirks(const std::string& list, uint32_t& q, Usage& u) {
       {"any-struct-marker", kQuirkAnyStructMarker},
       {"invalid-utf8", kQuirkInvalidUtf8},
       {"known-tag-size-ignored", kQuirkKnownTagSizeIgnored},
+      {"apiversions-any-fallback", kQuirkApiVersionsAnyFallback},
   };
   q = 0;
   size_t start = 0;
@@ -709,9 +713,14 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
       err << "kwire decode: " << prefix << frame.status().message() << "\n";
       return false;
     }
-    what = absl::StrFormat("%s v%d, response header v%d", frame->body.spec().name, version,
-                           frame->header_version);
-    again = EncodeResponseFrame(frame->header, key, version, frame->body,
+    what = ApiVersionsFallback(key, version, frame->body_version)
+               ? absl::StrFormat("%s v%d (ApiVersions v0 fallback, KIP-511: the request was "
+                                 "v%d), response header v%d",
+                                 frame->body.spec().name, frame->body_version, version,
+                                 frame->header_version)
+               : absl::StrFormat("%s v%d, response header v%d", frame->body.spec().name,
+                                 version, frame->header_version);
+    again = EncodeResponseFrame(frame->header, key, frame->body_version, frame->body,
                                 EncodeOptions{f.quirks});
     if (f.json) json = ResponseFrameToJson(*frame, key, version);
   }
@@ -939,7 +948,7 @@ int ConformanceTestee(const Args& a, const std::string& dir, std::ostream& out,
     for (const std::string& name : list(*c)) {
       const auto& all = conformance::Categories();
       if (std::find(all.begin(), all.end(), name) == all.end()) {
-        u.Fail("unknown category '" + name + "' (minimal, rich, negative, records)");
+        u.Fail("unknown category '" + name + "' (minimal, rich, negative, records, kip511)");
         return kExitUsage;
       }
       o.categories.insert(name);

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The cross-implementation legs: other Kafka protocol implementations put through kwire's
+# conformance vectors over the testee protocol (conformance/README.md, "Testing another
+# implementation"), each with its own expected failures (conformance/testees/<name>/).
+# Separate from the README's test command, which needs Debian packages only: this one
+# installs what the peers need (Debian packages, and npm packages at the versions pinned
+# in each testee's package-lock.json), then runs every testee and prints a table of what
+# ran and what passed. .ci/run runs it after the test command.
+#
+# Usage: tools/cross-impl.sh [-h|--help] [--install-only] [--kwire PATH] [testee...]
+#   testees   default: all of kafka-python sarama kafkajs platformatic-kafka
+#   --kwire   the kwire binary whose runner drives the testees (default
+#             build/test/tools/kwire/kwire, built by `cmake --workflow --preset test`)
+#   --install-only  install what the peers need, run nothing
+# Output: build/cross-impl/<testee>.{json,xml} (the runner's JSON and JUnit reports) and
+# <testee>.log. Exit 0 when every testee's failures are exactly its listed ones, 1 when
+# one is not, 2 on a usage or install error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+all_testees=(kafka-python sarama kafkajs platformatic-kafka)
+usage() {
+  echo "Usage: tools/cross-impl.sh [-h|--help] [--install-only] [--kwire PATH] [testee...]"
+  echo "Installs what the other implementations need (Debian packages; npm packages pinned by"
+  echo "each testee's package-lock.json), then runs each testee over conformance/vectors with"
+  echo "its expected failures and prints a table. Testees: ${all_testees[*]}"
+  echo "  --kwire PATH    the kwire whose runner drives them (default build/test/tools/kwire/kwire)"
+  echo "  --install-only  install, run nothing"
+  echo "Reports: build/cross-impl/<testee>.{json,xml,log}. Exit 0 all as expected, 1 not, 2 usage."
+}
+kwire=build/test/tools/kwire/kwire
+install_only=0
+testees=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --install-only) install_only=1 ;;
+    --kwire) [ $# -ge 2 ] || { echo "cross-impl: --kwire needs a path" >&2; exit 2; }
+             kwire="$2"; shift ;;
+    -*) echo "cross-impl: unknown option '$1' (tools/cross-impl.sh --help)" >&2; exit 2 ;;
+    *) if [[ " ${all_testees[*]} " != *" $1 "* ]]; then
+         echo "cross-impl: unknown testee '$1'; known: ${all_testees[*]}" >&2; exit 2
+       fi
+       testees+=("$1") ;;
+  esac
+  shift
+done
+[ ${#testees[@]} -gt 0 ] || testees=("${all_testees[@]}")
+
+# ---- install (idempotent)
+# Debian: kafka-python 2.0.2 (python3-kafka) is in tools/install-deps.sh already; sarama
+# 1.22.1 and Go come with --peers; Node.js and npm for the two JavaScript testees.
+tools/install-deps.sh --peers
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "cross-impl: installing nodejs and npm (Debian)"
+  export DEBIAN_FRONTEND=noninteractive
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+for t in kafkajs platformatic-kafka; do
+  dir=conformance/testees/$t
+  # npm ci installs exactly package-lock.json; skipped when node_modules is newer than it.
+  if [ ! "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+    echo "cross-impl: npm ci in $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+done
+[ "$install_only" = 0 ] || { echo "cross-impl: installed"; exit 0; }
+
+if [ ! -x "$kwire" ]; then
+  echo "cross-impl: no kwire at $kwire: build it first (cmake --workflow --preset test)," \
+       "or name one with --kwire" >&2
+  exit 2
+fi
+out=build/cross-impl
+mkdir -p "$out"
+
+testee_command() {
+  case "$1" in
+    kafka-python) echo "python3 conformance/testees/kafka-python/testee.py" ;;
+    sarama) echo "conformance/testees/sarama/run.sh" ;;
+    kafkajs) echo "node conformance/testees/kafkajs/testee.js" ;;
+    platformatic-kafka) echo "node conformance/testees/platformatic-kafka/testee.mjs" ;;
+  esac
+}
+
+rows=()
+failed=0
+for t in "${testees[@]}"; do
+  # sarama's first start builds it (~10 s, longer than the runner waits for the hello).
+  if [ "$t" = sarama ]; then conformance/testees/sarama/run.sh --build-only >/dev/null; fi
+  start=$SECONDS
+  rc=0
+  "$kwire" conformance conformance/vectors --testee "$(testee_command "$t")" \
+    --expected-failures "conformance/testees/$t/expected_failures.txt" \
+    --json "$out/$t.json" --junit "$out/$t.xml" >"$out/$t.log" 2>&1 || rc=$?
+  secs=$((SECONDS - start))
+  # The runner's closing "total" row: vectors, passed, failed, skipped (unsupported) ...
+  total=$(grep -E '^total ' "$out/$t.log" | tail -1 | tr -s ' ')
+  hello=$(grep -m1 -oE 'testee: [^(]*' "$out/$t.log" | sed 's/^testee: //;s/ *$//' || true)
+  status=PASS
+  if [ "$rc" -ne 0 ]; then status="FAIL (exit $rc)"; failed=$((failed + 1)); tail -20 "$out/$t.log"; fi
+  rows+=("$(printf '%-20s %-28s %5ss  %-14s %s' "$t" "${hello:-?}" "$secs" "$status" "${total:-no total row}")")
+done
+
+echo
+echo "cross-implementation legs (runner: $kwire; reports in $out/):"
+printf '%-20s %-28s %6s  %-14s %s\n' testee implementation time status \
+  "total vectors / passed / failed / skipped / ... (the runner's total row)"
+for r in "${rows[@]}"; do echo "$r"; done
+echo "cross-impl: $(( ${#testees[@]} - failed )) passed, $failed failed"
+exit $(( failed > 0 ))
