@@ -98,7 +98,8 @@ for t in "${testees[@]}"; do
   secs=$((SECONDS - start))
   # The runner's closing "total" row: vectors, passed, failed, skipped (unsupported) ...
   total=$(grep -E '^total ' "$out/$t.log" | tail -1 | tr -s ' ')
-  hello=$(grep -m1 -oE 'testee: [^(]*' "$out/$t.log" | sed 's/^testee: //;s/ *$//' || true)
+  # "kwire conformance: testee `CMD`: NAME VERSION (operations)"
+  hello=$(head -1 "$out/$t.log" | sed -n 's/^kwire conformance: testee `[^`]*`: \(.*\) (.*$/\1/p')
   status=PASS
   if [ "$rc" -ne 0 ]; then status="FAIL (exit $rc)"; failed=$((failed + 1)); tail -20 "$out/$t.log"; fi
   rows+=("$(printf '%-20s %-28s %5ss  %-14s %s' "$t" "${hello:-?}" "$secs" "$status" "${total:-no total row}")")
@@ -107,7 +108,7 @@ done
 echo
 echo "cross-implementation legs (runner: $kwire; reports in $out/):"
 printf '%-20s %-28s %6s  %-14s %s\n' testee implementation time status \
-  "total vectors / passed / failed / skipped / ... (the runner's total row)"
+  "the runner's total row: vectors passed failed unsupported expected unexpected not-run"
 for r in "${rows[@]}"; do echo "$r"; done
 echo "cross-impl: $(( ${#testees[@]} - failed )) passed, $failed failed"
 exit $(( failed > 0 ))
