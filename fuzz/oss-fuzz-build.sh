@@ -126,7 +126,7 @@ cmake -S "$kwire" -B "$build_dir/kwire-build" -G Ninja \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
   -DCMAKE_PREFIX_PATH="$deps" \
   -DKWIRE_FUZZ=OFF -DKWIRE_SANITIZE=OFF -DKWIRE_TESTS=OFF -DKWIRE_BENCH=OFF -DKWIRE_TOOLS=OFF \
-  -DKWIRE_STATIC_DEPS=ON -DKWIRE_CRC32C_BACKEND=boost \
+  -DKWIRE_STATIC_DEPS=ON -DKWIRE_CRC32C_BACKEND=boost -DKWIRE_LINKER=default \
   -DKWIRE_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE"
 # shellcheck disable=SC2086
 cmake --build "$build_dir/kwire-build" -j"$jobs" --target $targets

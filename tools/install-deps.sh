@@ -24,6 +24,7 @@ done
 packages=(
   # toolchain
   cmake ninja-build g++ pkg-config python3 ccache
+  mold                                         # the linker (CMakeLists.txt, KWIRE_LINKER)
   clang-14 llvm-14 libclang-rt-14-dev          # libFuzzer, sanitizers, llvm-cov/llvm-profdata
   # test and benchmark frameworks
   googletest libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools python3-scipy
