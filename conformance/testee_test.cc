@@ -311,6 +311,22 @@ TEST_F(RunTest, ExtraAnswerLinesFailTheRunAndShiftNothing) {
   EXPECT_FALSE(r.ok());
 }
 
+TEST_F(RunTest, ALateSecondAnswerIsDroppedNotTakenForTheNextRequest) {
+  // The second answer to seq 1 comes only after request 2 was read (the testee writes it
+  // while answering seq 2), so it cannot be waiting in the pipe before request 2 is sent:
+  // it must still be dropped and counted, and seq 2's own answer taken.
+  options_.command = Script("['validate']",
+                            "(json.dumps(dict(result='ok', seq=1)) + chr(10) + json.dumps(dict(result='ok', seq=2))) "
+                            "if q['seq'] == 2 else {'result': 'ok'}");
+  options_.categories = {"minimal", "rich"};
+  TesteeReport r = RunTestee(options_);
+  EXPECT_EQ(r.Count(TesteeOutcome::kPass), 2u);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(r.errors[0], "1 answer line(s) that answer no request, first before seq 2"))
+      << r.errors[0];
+  EXPECT_FALSE(r.ok());
+}
+
 TEST_F(RunTest, RepeatedMembersAndNonIntegerSeqAreGarbage) {
   options_.command = Script("['validate']",
                             "'{\"seq\": %d, \"result\": \"ok\", \"result\": \"rejected\"}' % q['seq'] "
