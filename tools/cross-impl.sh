@@ -8,7 +8,7 @@
 # ran and what passed. .ci/run runs it after the test command.
 #
 # Usage: tools/cross-impl.sh [-h|--help] [--install-only] [--kwire PATH] [testee...]
-#   testees   default: all of kafka-python sarama kafkajs platformatic-kafka
+#   testees   default: all of apache-kafka kafka-python sarama kafkajs platformatic-kafka
 #   --kwire   the kwire binary whose runner drives the testees (default
 #             build/test/tools/kwire/kwire, built by `cmake --workflow --preset test`)
 #   --install-only  install what the peers need, run nothing
@@ -18,11 +18,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_testees=(kafka-python sarama kafkajs platformatic-kafka)
+all_testees=(apache-kafka kafka-python sarama kafkajs platformatic-kafka)
 usage() {
   echo "Usage: tools/cross-impl.sh [-h|--help] [--install-only] [--kwire PATH] [testee...]"
   echo "Installs what the other implementations need (Debian packages; npm packages pinned by"
-  echo "each testee's package-lock.json), then runs each testee over conformance/vectors with"
+  echo "each testee's package-lock.json; Maven artifacts pinned by apache-kafka's pom.xml), then"
+  echo "runs each testee over conformance/vectors with"
   echo "its expected failures and prints a table. Testees: ${all_testees[*]}"
   echo "  --kwire PATH    the kwire whose runner drives them (default build/test/tools/kwire/kwire)"
   echo "  --install-only  install, run nothing"
@@ -49,14 +50,21 @@ done
 
 # ---- install (idempotent)
 # Debian: kafka-python 2.0.2 (python3-kafka) is in tools/install-deps.sh already; sarama
-# 1.22.1 and Go come with --peers; Node.js and npm for the two JavaScript testees.
+# 1.22.1 and Go come with --peers; Node.js and npm for the two JavaScript testees; a JDK
+# (17+) and Maven for Apache Kafka's own classes (kafka-clients, pinned in its pom.xml,
+# from Maven Central on the first build).
 tools/install-deps.sh --peers
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  echo "cross-impl: installing nodejs and npm (Debian)"
+missing=()
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null || missing+=(maven)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "cross-impl: installing ${missing[*]} (Debian)"
   export DEBIAN_FRONTEND=noninteractive
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 for t in kafkajs platformatic-kafka; do
   dir=conformance/testees/$t
@@ -78,6 +86,7 @@ mkdir -p "$out"
 
 testee_command() {
   case "$1" in
+    apache-kafka) echo "conformance/testees/apache-kafka/run.sh" ;;
     kafka-python) echo "python3 conformance/testees/kafka-python/testee.py" ;;
     sarama) echo "conformance/testees/sarama/run.sh" ;;
     kafkajs) echo "node conformance/testees/kafkajs/testee.js" ;;
@@ -88,8 +97,11 @@ testee_command() {
 rows=()
 failed=0
 for t in "${testees[@]}"; do
-  # sarama's first start builds it (~10 s, longer than the runner waits for the hello).
-  if [ "$t" = sarama ]; then conformance/testees/sarama/run.sh --build-only >/dev/null; fi
+  # sarama's and Apache Kafka's first start builds them (Go ~10 s; Maven ~10 s, longer with
+  # the first download), before the runner waits for the hello.
+  case "$t" in
+    sarama|apache-kafka) conformance/testees/$t/run.sh --build-only >/dev/null ;;
+  esac
   start=$SECONDS
   rc=0
   "$kwire" conformance conformance/vectors --testee "$(testee_command "$t")" \

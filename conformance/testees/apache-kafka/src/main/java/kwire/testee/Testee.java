@@ -1,0 +1,133 @@
+package kwire.testee;
+
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.utils.internals.AppInfoParser;
+
+/**
+ * The Apache Kafka testee for kwire's conformance runner: conformance/README.md, "Testing
+ * another implementation: the testee protocol", protocol version 1. One JSON object a line on
+ * stdin, one answer a line on stdout. The frames go through Kafka's own generated classes of
+ * kafka-clients ({@link Frames}), the JSON through Kafka's own generated converters
+ * ({@link Mapping}). See README.md beside pom.xml.
+ */
+public final class Testee {
+  static final JsonMapper JSON = JsonMapper.builder()
+      .enable(JsonWriteFeature.ESCAPE_NON_ASCII)  // one answer, one line, whatever the strings hold
+      .build();
+
+  private Testee() {}
+
+  public static void main(String[] args) throws IOException {
+    // The protocol owns stdout; anything else that prints goes to stderr.
+    PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+    System.setOut(System.err);
+    if (args.length > 0 && args[0].equals("--versions")) {
+      Frames.printVersions(out);
+      out.flush();
+      return;
+    }
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
+    String line;
+    while ((line = in.readLine()) != null) {
+      if (line.isBlank()) {
+        continue;
+      }
+      ObjectNode answer = handle(line);
+      out.print(JSON.writeValueAsString(answer));
+      out.print('\n');
+      out.flush();
+    }
+  }
+
+  static ObjectNode handle(String line) {
+    JsonNode q;
+    try {
+      q = JSON.readTree(line);
+    } catch (IOException e) {
+      ObjectNode a = JSON.createObjectNode();
+      a.put("seq", -1);
+      a.put("result", "crashed");
+      a.put("error", "testee: the request is not JSON: " + e.getMessage());
+      return a;
+    }
+    if ("hello".equals(q.path("type").asText())) {
+      ObjectNode a = JSON.createObjectNode();
+      a.put("type", "hello");
+      a.put("protocol", 1);
+      a.put("name", "apache-kafka");
+      a.put("version", AppInfoParser.getVersion());
+      a.putArray("operations").add("decode").add("encode").add("roundtrip").add("validate");
+      return a;
+    }
+    ObjectNode a = JSON.createObjectNode();
+    a.set("seq", q.get("seq"));
+    try {
+      Frames.Request r = new Frames.Request(q);
+      switch (q.path("op").asText()) {
+        case "decode": {
+          Frames.Decoded d = Frames.decode(r);
+          a.put("result", "ok");
+          a.set("header", Mapping.toKwire(d.header, d.headerVersion));
+          a.set("body", Mapping.toKwire(d.body, d.bodyVersion));
+          if (d.bodyVersion != r.version) {
+            a.put("body_version", d.bodyVersion);
+          }
+          break;
+        }
+        case "roundtrip": {
+          Frames.Decoded d = Frames.decode(r);
+          byte[] f = Frames.encode(d.header, d.headerVersion, d.body, d.bodyVersion, "re-encoding what Kafka read");
+          a.put("result", "ok");
+          a.put("frame", Mapping.HEX.formatHex(f));
+          break;
+        }
+        case "validate":
+          Frames.decode(r);
+          a.put("result", "ok");
+          break;
+        case "encode":
+          a.put("result", "ok");
+          a.put("frame", Mapping.HEX.formatHex(Frames.encodeJson(r, q)));
+          break;
+        default:
+          a.put("result", "unsupported");
+          a.put("reason", "unknown operation '" + q.path("op").asText() + "'");
+      }
+    } catch (Frames.Unsupported u) {
+      a.retain("seq");
+      a.put("result", "unsupported");
+      a.put("reason", u.getMessage());
+    } catch (Frames.Rejected rej) {
+      a.retain("seq");
+      a.put("result", "rejected");
+      a.put("error", rej.getMessage());
+      if (rej.kind != null) {
+        a.put("kind", rej.kind);
+      }
+      if (rej.offset >= 0) {
+        a.put("offset", rej.offset);
+      }
+    } catch (Throwable t) {
+      // An Error from Kafka's code (stack overflow, out of memory), or a bug of this testee.
+      a.retain("seq");
+      a.put("result", "crashed");
+      a.put("error", t.toString() + at(t));
+    }
+    return a;
+  }
+
+  private static String at(Throwable t) {
+    StackTraceElement[] st = t.getStackTrace();
+    return st.length == 0 ? "" : " at " + st[0];
+  }
+}
