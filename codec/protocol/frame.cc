@@ -164,12 +164,13 @@ constexpr int16_t kUnsupportedVersion = 35;  // Kafka's Errors.UNSUPPORTED_VERSI
 
 // KIP-511: the broker answers an ApiVersions request of a version it does not know with
 // a v0 body (error code 35 and its own ApiVersions range). Reads the body that starts at
-// `body_at` as ApiVersions v0 into `*out`, alone and whole. Returns its error code, or
-// nullopt when it is not a v0 body.
-std::optional<int16_t> ReadApiVersionsV0(std::span<const uint8_t> frame, size_t body_at,
-                                         const DecodeOptions& options, ApiVersionsResponse* out) {
+// `body_at` as ApiVersions `version` into `*out`, alone and whole. Returns its error code,
+// or nullopt when it does not read at that version.
+std::optional<int16_t> ReadApiVersionsAt(std::span<const uint8_t> frame, size_t body_at,
+                                         int16_t version, const DecodeOptions& options,
+                                         ApiVersionsResponse* out) {
   Reader r(frame.subspan(body_at), body_at, options);
-  DecodeBody(r, 0, *out);
+  DecodeBody(r, version, *out);
   ExpectEnd(r, "response body");
   if (!r.ok()) return std::nullopt;
   return out->error_code;
@@ -224,16 +225,12 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
     observer->ReadResponseHeader(r, *header_version, *header);
     int16_t version = api_version;
     std::optional<int16_t> v0;
-    if (may_fall_back && r.ok()) {
-      // The observer sees one walk: find out first (plainly) which version reads.
-      ApiVersionsResponse trial;
-      Reader t(frame.subspan(r.offset()), r.offset(), decode);
-      DecodeBody(t, api_version, trial);
-      ExpectEnd(t, "response body");
-      if (!t.ok()) {
-        v0 = ReadApiVersionsV0(frame, r.offset(), decode, &trial);
-        if (v0.has_value() && TakeFallback(*v0, decode.quirks)) version = 0;
-      }
+    // The observer sees one walk: find out first (plainly) which version reads.
+    ApiVersionsResponse trial;
+    if (may_fall_back && r.ok() &&
+        !ReadApiVersionsAt(frame, r.offset(), api_version, decode, &trial).has_value()) {
+      v0 = ReadApiVersionsAt(frame, r.offset(), 0, decode, &trial);
+      if (v0.has_value() && TakeFallback(*v0, decode.quirks)) version = 0;
     }
     observer->ReadBody(r, *api->response, version, out);
     ExpectEnd(r, "response body");
@@ -244,11 +241,9 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
   const size_t body_at = r.offset();
   api->response->decode(r, api_version, out);
   ExpectEnd(r, "response body");
-  if (r.ok() || !may_fall_back || body_at > frame.size() || r.error().offset < body_at) {
-    return r.error().ToStatus();
-  }
-  auto* versions = static_cast<ApiVersionsResponse*>(out);
-  const std::optional<int16_t> v0 = ReadApiVersionsV0(frame, body_at, decode, versions);
+  if (r.ok() || !may_fall_back || r.error().offset < body_at) return r.error().ToStatus();
+  const std::optional<int16_t> v0 =
+      ReadApiVersionsAt(frame, body_at, 0, decode, static_cast<ApiVersionsResponse*>(out));
   if (!v0.has_value()) return r.error().ToStatus();
   if (TakeFallback(*v0, decode.quirks)) {
     *body_version = 0;
