@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VECTORS = os.path.join(ROOT, "conformance", "vectors")
 TESTEES = os.path.join(ROOT, "conformance", "testees")
 README = os.path.join(ROOT, "conformance", "README.md")
-CATEGORIES = ["minimal", "rich", "negative", "records", "kip511"]
+CATEGORIES = ["minimal", "rich", "negative", "records", "kip511", "java"]
 
 
 def have(cmd):
@@ -129,13 +129,14 @@ def main():
         row.append(cell(lenient["categories"].get("negative")) if lenient else cell(cats.get("negative")))
         row.append(cell(cats.get("records")))
         row.append(cell(cats.get("kip511")))
+        row.append(cell(cats.get("java")))
         failures = f"[FAILURES.md](testees/{tid}/FAILURES.md)" if expected else "none"
         row.append(failures)
         rows.append(row)
         totals[tid] = {"report": report["categories"], "lenient": lenient and lenient["categories"],
                        "exit": rc}
     header = ["implementation", "operations", "minimal", "rich", "negative",
-              "negative `--lenient`", "records", "kip511", "failures explained"]
+              "negative `--lenient`", "records", "kip511", "java", "failures explained"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     table = "\n".join(lines) + "\n"

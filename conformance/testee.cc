@@ -635,7 +635,8 @@ std::string CategoryOfSet(const std::string& set) {
 }
 
 const std::vector<std::string>& Categories() {
-  static const std::vector<std::string> c = {"minimal", "rich", "negative", "records", "kip511"};
+  static const std::vector<std::string> c = {"minimal", "rich", "negative", "records", "kip511",
+                                             "java"};
   return c;
 }
 

@@ -37,7 +37,8 @@ struct JsonlVector {
   std::string file;      ///< File name without directory.
   int line = 0;          ///< 1-based line number.
   std::string id;        ///< "rich/Produce/v9/request".
-  std::string set;       ///< "minimal", "minimal-removed", "seeds", "rich", "negative", "records", "kip511".
+  std::string set;       ///< "minimal", "minimal-removed", "seeds", "rich", "negative", "records",
+                         ///< "kip511", "java".
   std::string category;  ///< CategoryOfSet(set).
   int16_t api_key = 0;
   int16_t version = 0;

@@ -6,11 +6,17 @@
 // (a violation aborts through KWIRE_FUZZ_CHECK):
 //   * strict decode succeeds  → encode succeeds and is byte-identical to `in` (so decoding
 //                               that again gives an equal frame: not repeated), and
-//                               decoding `in` with every Java quirk on gives an equal
-//                               frame (quirks only widen; that decode borrows records
-//                               fields instead of copying them);
+//                               decoding `in` with every widening Java quirk on gives an
+//                               equal frame (those quirks only widen; that decode borrows
+//                               records fields instead of copying them); with all of
+//                               kQuirksJava, the frame decodes equal or fails kInvalidValue
+//                               for a tag of another version's field, the one quirk that
+//                               narrows (kQuirkTagOfOtherVersionRejected);
 //   * only a Java-quirk decode succeeds → encode (EncodeOptions with kQuirkInvalidUtf8,
-//     which keeps strings that are not UTF-8) succeeds, decodes under the "verbatim"
+//     which keeps strings that are not UTF-8) succeeds, unless the frame repeats an
+//     unknown tag (kept twice, as Java keeps it: the encoder refuses it, kTagDuplicate, as
+//     Java's writer does; the frame then fails to decode without kQuirkUnorderedTags),
+//     and the encoding decodes under the "verbatim"
 //     options to an equal frame and re-encodes byte-identically (the encoding is stable
 //     on the second pass). The verbatim options accept exactly the leniencies that
 //     survive re-encoding: invalid UTF-8 in strings (kQuirkInvalidUtf8) and anything
@@ -110,7 +116,9 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
                          Encode&& encode) {
   const FrameOptions strict_options;
   FrameOptions java;
-  java.decode.quirks = kQuirksJava;
+  java.decode.quirks = kQuirksJava & ~kQuirkTagOfOtherVersionRejected;
+  FrameOptions all_java;
+  all_java.decode.quirks = kQuirksJava;
   // The Java-quirk decode also borrows its records fields (DecodeOptions::borrow_records):
   // compared with the strict (copying) decode and re-encoded below, it checks that views
   // and copies decode, compare and encode alike. `in` outlives every use.
@@ -157,11 +165,30 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
     KWIRE_FUZZ_CHECK(lenient.ok() && SameFrame(*strict, *lenient),
                      "canonical %s v%d reads differently with the Java quirks: %s",
                      name, version, lenient.status().ToString());
+    auto narrowed = decode(in, all_java);
+    KWIRE_FUZZ_CHECK(narrowed.ok() ? SameFrame(*strict, *narrowed)
+                                   : ErrorFromStatus(narrowed.status()).value_or(Error{}).kind ==
+                                         ErrorKind::kInvalidValue,
+                     "canonical %s v%d: kQuirkTagOfOtherVersionRejected: %s", name, version,
+                     narrowed.status().ToString());
     return;
   }
   KWIRE_FUZZ_CHECK(!strict.status().message().empty(), "error without a message");
   auto lenient = decode(in, java);
   if (!lenient.ok()) return;
+  {
+    // A repeated unknown tag is kept twice and refused by the encoder, as by Java's.
+    auto once = encode(*lenient, keep_utf8);
+    if (!once.ok() &&
+        ErrorFromStatus(once.status()).value_or(Error{}).kind == ErrorKind::kTagDuplicate) {
+      FrameOptions ordered = java;
+      ordered.decode.quirks &= ~kQuirkUnorderedTags;
+      KWIRE_FUZZ_CHECK(!decode(in, ordered).ok(),
+                       "a decoded %s v%d does not encode (%s), but it repeats no tag",
+                       lenient->body.spec().name, version, once.status().ToString());
+      return;
+    }
+  }
   const std::vector<uint8_t> encoded = reencode(*lenient, keep_utf8, verbatim);
   auto kept = decode(in, verbatim);
   if (kept.ok()) {

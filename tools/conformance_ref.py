@@ -28,16 +28,18 @@ list (build_vectors).
 
 Python 3 standard library only.  Usage:
 
-  python3 tools/conformance_ref.py --schemas <dir> [--removed-from <old dir>] \
-      --out conformance/vectors            # write the vector files
-  python3 tools/conformance_ref.py --schemas <dir> [--removed-from <old dir>] \
-      --out conformance/vectors --check    # exit 1 if committed files differ
-  python3 tools/conformance_ref.py --schemas <dir> --explain 41 3 request
+  python3 tools/conformance_ref.py             # write conformance/vectors from
+                                           # the releases pinned in
+                                           # tools/kafka-releases.txt
+  python3 tools/conformance_ref.py --check     # exit 1 if committed files differ
+  python3 tools/conformance_ref.py --explain 41 3 request
+  (--schemas <dir> [--removed-from <old dir>]: Kafka JSON directories instead)
                                            # print the encoded tree of one frame
 """
 
 import argparse
 import difflib
+import hashlib
 import json
 import os
 import random
@@ -236,16 +238,57 @@ class MessageDef:
                           % (self.path, type_name, field.get("name")))
 
 
+def jar_docs(path):
+    """[(name, parsed JSON)] of a kafka-clients jar's common/message/*.json
+    (read in memory)."""
+    import zipfile
+    out = []
+    with zipfile.ZipFile(path) as z:
+        for n in sorted(z.namelist()):
+            if not (n.startswith("common/message/") and n.endswith(".json")):
+                continue
+            where = "%s!%s" % (os.path.basename(path), n)
+            text = z.read(n).decode("utf-8")
+            try:
+                # raw_decode: Jackson reads the first value and ignores text
+                # after it (Kafka 2.8.2's DescribeProducersRequest.json).
+                doc, _ = json.JSONDecoder().raw_decode(strip_comments(text).strip())
+            except ValueError as exc:
+                raise SchemaError("%s: %s" % (where, exc))
+            out.append((where, doc))
+    return out
+
+
+def release_sets(download=True):
+    """[SchemaSet] of the releases pinned in tools/kafka-releases.txt, newest
+    first (jars fetched and verified by tools/kafka_defs.py; without
+    `download`, [] unless all are on this machine)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import kafka_defs  # the jar fetcher only; the definitions are read here
+    out = []
+    for rel, ver, sha in kafka_defs.read_pins():
+        path = kafka_defs.jar(ver, sha, lambda *_: None, download)
+        if not path:
+            return []
+        out.append(SchemaSet(None, jar_docs(path),
+                             "org.apache.kafka:kafka-clients %s" % ver))
+    return out
+
+
 class SchemaSet:
-    def __init__(self, directory):
+    def __init__(self, directory, docs=None, label=None):
+        """The definitions of `directory` (*.json), or of `docs` ([(name,
+        parsed JSON)], e.g. jar_docs) labelled `label`.  Tombstones (an API
+        removed with validVersions "none") are left out."""
         self.directory = directory
         self.messages = {}  # (api_key, "request"|"response") -> MessageDef
         self.headers = {}   # "RequestHeader"/"ResponseHeader" -> MessageDef
-        for fn in sorted(os.listdir(directory)):
-            if not fn.endswith(".json"):
+        if docs is None:
+            docs = [(os.path.join(directory, fn), load_json(os.path.join(directory, fn)))
+                    for fn in sorted(os.listdir(directory)) if fn.endswith(".json")]
+        for path, doc in docs:
+            if doc.get("validVersions") == "none":
                 continue
-            path = os.path.join(directory, fn)
-            doc = load_json(path)
             kind = doc.get("type")
             if kind in ("request", "response"):
                 m = MessageDef(path, doc)
@@ -258,8 +301,8 @@ class SchemaSet:
                 self.headers[m.name] = m
         for h in ("RequestHeader", "ResponseHeader"):
             if h not in self.headers:
-                raise SchemaError("%s: no %s.json" % (directory, h))
-        self.label = source_label(directory)
+                raise SchemaError("%s: no %s.json" % (directory or label, h))
+        self.label = label or (source_label(directory) if directory else None)
 
     def frames(self):
         """Yield (api_key, api_name, version, direction, MessageDef)."""
@@ -1008,6 +1051,13 @@ class Decoder:
                         raise DecodeError("tag_out_of_order", tstart, tpath,
                                           "tag %d after %d" % (tag, prev))
                 prev = tag
+                if self.java and tag not in known and any(
+                        "tag" in f and field_tag(f) == tag for f in fields):
+                    # Java's generated read(): `case N:` throws "Tag N is not
+                    # valid for version V" when the field is not tagged at V.
+                    raise DecodeError("invalid_value", tstart, tpath,
+                                      "tag %d is not valid for version %d"
+                                      % (tag, version))
                 size = self.uvarint(tpath)
                 if size > self.end - self.pos and \
                         not (self.java and tag in known):
@@ -2800,12 +2850,12 @@ def records_accept_specs():
         "2 magic-1 messages, then one cut short",
         lambda rng: [_legacy_set(rng, 1, 2),
                      dict(_legacy_set(rng, 1, 1, 2), cut=5)])
-    add("current", S, 0, "lz4-partial-tail",
+    add("removed", S, 0, "lz4-partial-tail",
         "an lz4 batch, then a batch cut short",
         lambda rng: [_v2(sample_records(rng, 3), codec=3),
                      dict(_v2(sample_records(rng, 2), base_offset=3),
                           cut=30)])
-    add("current", S, 0, "transaction-commit",
+    add("removed", S, 0, "transaction-commit",
         "a transactional gzip batch, then the commit marker",
         lambda rng: (lambda p: [
             _v2(sample_records(rng, 2), codec=1, base_offset=0, **p),
@@ -3007,6 +3057,15 @@ def _records_frame(schemas, key, version, data):
     return m, header, body, frame
 
 
+def old_set_with(old, key, kind, v):
+    """The newest of the older releases `old` that has version `v`, or None."""
+    for older in old or []:
+        m = older.messages.get((key, kind))
+        if m is not None and v in m.valid:
+            return older
+    return None
+
+
 def records_vectors(current, old=None):
     """The records set: accept vectors (frames whose records fields hold
     the batches of records_accept_specs) and reject vectors (a mutation of
@@ -3018,7 +3077,8 @@ def records_vectors(current, old=None):
     out = []
     sources = {}
     for which, key, v, name, _what, fn in records_accept_specs():
-        schemas = current if which == "current" else old
+        schemas = current if which == "current" else old_set_with(
+            old, key, "request" if key == 0 else "response", v)
         if schemas is None:
             continue
         m, header, body, frame = _records_frame(
@@ -3109,12 +3169,13 @@ def build_vectors(current, old=None, seeds=None, stats=None):
     sets = {name: [] for name in JSONL_SETS}
     cases = [(current, "minimal", key, api, v, kind, m)
              for key, api, v, kind, m in current.frames()]
-    if old is not None:
-        for key, api, v, kind, m in old.frames():
+    removed = {}
+    for older in old or []:  # newest first: a version from the newest that has it
+        for key, api, v, kind, m in older.frames():
             cur = current.messages.get((key, kind))
-            if cur is None or v not in cur.valid:
-                cases.append((old, "minimal-removed", key, api, v, kind, m))
-    used = {}  # negative kind -> how many so far (balances the choice)
+            if (cur is None or v not in cur.valid) and (key, v, kind) not in removed:
+                removed[(key, v, kind)] = (older, "minimal-removed", key, api, v, kind, m)
+    cases += [removed[k] for k in sorted(removed, key=lambda k: (k[0], k[1], k[2] != "request"))]
     for schemas, mset, key, api, v, kind, m in cases:
         enc = Encoder(schemas)
         mid = vector_id(mset, m, v)
@@ -3131,7 +3192,7 @@ def build_vectors(current, old=None, seeds=None, stats=None):
                                           header, body))
         gen = NegativeGen(schemas, enc, m, v, current=schemas is current)
         for name, frame, err, lenient, what in pick_negatives(
-                gen.generate(mid, mdata, mnodes, rid, rdata, rnodes), used):
+                gen.generate(mid, mdata, mnodes, rid, rdata, rnodes), mid):
             rec = _record("negative", vector_id("negative", m, v, name), m,
                           v, frame, schemas.label)
             rec.update({"expect": "reject", "error": err,
@@ -3210,8 +3271,8 @@ def kip511_vectors(schemas):
     return out
 
 
-# Mutations that apply to few cases are always kept; the others are chosen
-# least-used-first (ties in this order) up to NEGATIVES_PER_CASE.
+# Mutations that apply to few cases are always kept; the others are chosen in
+# an order drawn from the case id (pick_negatives) up to NEGATIVES_PER_CASE.
 RARE_NEGATIVES = ("invalid_bool", "invalid_value", "tag_size_mismatch-long",
                   "tag_size_mismatch-short", "unsupported_version")
 NEGATIVE_ORDER = ("truncated-cut", "truncated-length", "count_too_large",
@@ -3222,14 +3283,17 @@ NEGATIVE_ORDER = ("truncated-cut", "truncated-length", "count_too_large",
 NEGATIVES_PER_CASE = 5
 
 
-def pick_negatives(candidates, used):
+def pick_negatives(candidates, case_id):
+    """The negatives kept for one case: every rare kind it has, then the
+    others in an order drawn from a hash of the case id and the kind name, so
+    each case's choice depends on nothing else (adding an API version leaves
+    the other cases' vectors as they were) and the kinds spread evenly."""
     by_name = {c[0]: c for c in candidates}
     keep = [n for n in RARE_NEGATIVES if n in by_name]
     rest = sorted((n for n in NEGATIVE_ORDER if n in by_name),
-                  key=lambda n: (used.get(n, 0), NEGATIVE_ORDER.index(n)))
+                  key=lambda n: hashlib.sha256(
+                      ("%s %s" % (case_id, n)).encode()).digest())
     keep += rest[:max(0, NEGATIVES_PER_CASE - len(keep))]
-    for n in keep:
-        used[n] = used.get(n, 0) + 1
     return [c for c in candidates if c[0] in keep]
 
 
@@ -3246,8 +3310,7 @@ def join(path, name):
 # ---------------------------------------------------------------------------
 # Vector files.
 
-REGEN = ("python3 tools/conformance_ref.py --schemas <dir> "
-         "[--removed-from <old dir>] --out conformance/vectors")
+REGEN = "python3 tools/conformance_ref.py (releases: tools/kafka-releases.txt)"
 
 
 def frame_line(key, api_name, version, kind, data):
@@ -3273,10 +3336,12 @@ def removed_text(current, old, lines):
     head = [
         "# kwire conformance vectors: documented minimal frames of the versions",
         "# that the older definition set has and the current one no longer has",
-        "# (KIP-896 removals in Kafka 4.0), encoded from the older set.",
+        "# (KIP-896 removals in Kafka 4.0, the share-group v0 of 4.1, the",
+        "# ZooKeeper-only APIs), encoded from the older release that has them.",
         "# Format: <api_key> <ApiName> <version> <request|response> <size> <hex>",
         "# size is the total byte count including the int32 size prefix.",
-        "# Source: %s" % (old.label or "unknown snapshot"),
+        "# Source: the newest of %s that has the version" % (
+            ", ".join(o.label or "unknown snapshot" for o in old)),
         "# Removed relative to: %s" % (current.label or "unknown snapshot"),
         "# Regenerate: %s" % REGEN,
         "# Frames: %d" % len(lines),
@@ -3472,15 +3537,23 @@ def _encoder_path(path):
 # ---------------------------------------------------------------------------
 # Command line.
 
+#: Frames (API key x version x direction) of Kafka 4.4.0's definitions.
+EXPECTED_FRAMES = 618
+
+
 def build_outputs(args, stats=None, out_dir=None):
-    current = SchemaSet(args.schemas)
+    if args.schemas:
+        current = SchemaSet(args.schemas)
+        old = None
+        if args.removed_from:
+            old = [SchemaSet(args.removed_from)]
+            if args.removed_source_label:
+                old[0].label = args.removed_source_label
+    else:
+        releases = release_sets()
+        current, old = releases[0], releases[1:]
     if args.source_label:
         current.label = args.source_label
-    old = None
-    if args.removed_from:
-        old = SchemaSet(args.removed_from)
-        if args.removed_source_label:
-            old.label = args.removed_source_label
     seeds = None
     seeds_path = os.path.join(out_dir, "seeds.txt") if out_dir else None
     if seeds_path and os.path.exists(seeds_path):
@@ -3490,10 +3563,10 @@ def build_outputs(args, stats=None, out_dir=None):
     outputs = {}
     lines = [r["_line"] for r in sets["minimal"]]
     text, n = minimal_text(current, lines)
-    if n != 608 and not args.allow_count:
-        raise SchemaError("expected 608 frames from %s, got %d (pass "
+    if n != EXPECTED_FRAMES and not args.allow_count:
+        raise SchemaError("expected %d frames from %s, got %d (pass "
                           "--allow-count for another snapshot)"
-                          % (args.schemas, n))
+                          % (EXPECTED_FRAMES, current.label, n))
     outputs["minimal.txt"] = text
     if old is not None:
         outputs["minimal-removed.txt"], _ = removed_text(
@@ -3512,8 +3585,11 @@ def main(argv=None):
         description="Independent reference encoder and decoder for kwire "
                     "conformance vectors (minimal, rich, negative and "
                     "records frames, text and JSON Lines).")
-    ap.add_argument("--schemas", required=True,
-                    help="Kafka message-definition directory (current set)")
+    ap.add_argument("--schemas",
+                    help="Kafka message-definition directory (current set); "
+                         "default: the kafka-clients release jars pinned in "
+                         "tools/kafka-releases.txt, the first current, the "
+                         "others giving the versions it removed")
     ap.add_argument("--removed-from", metavar="OLD_DIR",
                     help="older definition set; its versions that the current "
                          "set lacks go to minimal-removed.txt")
@@ -3529,7 +3605,7 @@ def main(argv=None):
     ap.add_argument("--removed-source-label",
                     help="same for the --removed-from directory")
     ap.add_argument("--allow-count", action="store_true",
-                    help="accept a frame count other than 608")
+                    help="accept a frame count other than EXPECTED_FRAMES")
     ap.add_argument("--stats", action="store_true",
                     help="print schema observations (zero-size structs, "
                          "nullable structs, records fields) to stderr")
@@ -3542,7 +3618,7 @@ def main(argv=None):
         "conformance", "vectors")
 
     if args.explain:
-        schemas = SchemaSet(args.schemas)
+        schemas = SchemaSet(args.schemas) if args.schemas else release_sets()[0]
         key, ver, kind = int(args.explain[0]), int(args.explain[1]), \
             args.explain[2]
         m = schemas.messages[(key, kind)]
@@ -3578,7 +3654,7 @@ def main(argv=None):
                 ok = False
                 continue
             if name in ("rich.jsonl", "negative.jsonl",
-                        "records.jsonl") and not args.removed_from:
+                        "records.jsonl") and args.schemas and not args.removed_from:
                 # Without the older set only the current set's lines can
                 # be regenerated: compare those.
                 kept = [l for l in have.splitlines(True)
@@ -3601,7 +3677,7 @@ def main(argv=None):
                     print("  " + line[:200], file=sys.stderr)
             else:
                 print("check: %s OK" % path)
-        if "minimal-removed.txt" not in outputs:
+        if "minimal-removed.txt" not in outputs and args.schemas:
             print("check: minimal-removed.txt not checked (no --removed-from)")
         seeds_path = os.path.join(out_dir, "seeds.txt")
         if os.path.exists(seeds_path):

@@ -4,9 +4,9 @@
 Run from the project root:
   python3 -m unittest discover -s tools -p 'conformance_ref_test.py'
 
-The --check cases need the Kafka definition directories:
-  KWIRE_KAFKA_SCHEMAS=<current set>  KWIRE_KAFKA_SCHEMAS_PRE40=<pre-4.0 set>
-Without them those cases are skipped.
+The --check cases need the kafka-clients jars pinned in
+tools/kafka-releases.txt on this machine (python3 tools/kafka_defs.py
+--jars-only fetches them); without them those cases are skipped.
 """
 
 import contextlib
@@ -100,13 +100,25 @@ class SeedsTest(unittest.TestCase):
                              "%s v%d %s" % (s["api"], s["version"], s["kind"]))
 
     def test_encoder_matches_seeds_from_schema_dir(self):
-        d = os.environ.get("KWIRE_KAFKA_SCHEMAS")
-        if not d:
-            self.skipTest("KWIRE_KAFKA_SCHEMAS not set")
-        seeds, problems = ref.verify_seeds(ref.SchemaSet(d),
+        seeds, problems = ref.verify_seeds(releases(self)[0],
                                            os.path.join(VECTORS, "seeds.txt"))
         self.assertEqual(len(seeds), 4)
         self.assertEqual(problems, [])
+
+
+_RELEASES = []
+
+
+def releases(test):
+    """The pinned releases' SchemaSets (newest first), read once; skips the
+    test when their jars are not on this machine (python3
+    tools/kafka_defs.py --jars-only fetches them)."""
+    if not _RELEASES:
+        _RELEASES.extend(ref.release_sets(download=False))
+    if not _RELEASES:
+        import kafka_defs
+        kafka_defs.without_jars(test)
+    return _RELEASES
 
 
 class _BuiltinSeedSchemas:
@@ -182,15 +194,15 @@ class MinimalFileTest(unittest.TestCase):
         self.assertEqual(len(set(order)), len(order), name + " duplicates")
         return rows
 
-    def test_minimal_608(self):
+    def test_minimal_618(self):
         rows = self.check_rows("minimal.txt")
-        self.assertEqual(len(rows), 608)
-        self.assertEqual(sum(r[3] == "request" for r in rows), 304)
+        self.assertEqual(len(rows), 618)  # Kafka 4.4.0: 309 API versions
+        self.assertEqual(sum(r[3] == "request" for r in rows), 309)
 
     def test_minimal_header(self):
         text = read("minimal.txt")
         self.assertIn("# Regenerate: python3 tools/conformance_ref.py", text)
-        self.assertIn("apache/kafka trunk 2024-12-27", text)
+        self.assertIn("org.apache.kafka:kafka-clients 4.4.0", text)
 
     def test_removed_rows(self):
         rows = self.check_rows("minimal-removed.txt")
@@ -209,21 +221,9 @@ class MinimalFileTest(unittest.TestCase):
 
 
 class CheckModeTest(unittest.TestCase):
-    def test_check_current(self):
-        d = os.environ.get("KWIRE_KAFKA_SCHEMAS")
-        if not d:
-            self.skipTest("KWIRE_KAFKA_SCHEMAS not set")
-        rc, log = run_main(["--schemas", d, "--out", VECTORS, "--check"])
-        self.assertEqual(rc, 0, log)
-
-    def test_check_with_removed(self):
-        d = os.environ.get("KWIRE_KAFKA_SCHEMAS")
-        old = os.environ.get("KWIRE_KAFKA_SCHEMAS_PRE40")
-        if not d or not old:
-            self.skipTest("KWIRE_KAFKA_SCHEMAS / KWIRE_KAFKA_SCHEMAS_PRE40 "
-                          "not set")
-        rc, log = run_main(["--schemas", d, "--removed-from", old,
-                            "--out", VECTORS, "--check"])
+    def test_check_from_the_pinned_releases(self):
+        releases(self)
+        rc, log = run_main(["--out", VECTORS, "--check"])
         self.assertEqual(rc, 0, log)
 
 
@@ -760,8 +760,8 @@ class RecordsCheckerTest(unittest.TestCase):
 # ---------------------------------------------------------------------------
 # The JSON Lines files.
 
-JSONL_COUNTS = {"minimal.jsonl": 608, "minimal-removed.jsonl": 64,
-                "seeds.jsonl": 4, "rich.jsonl": 672, "records.jsonl": 79}
+JSONL_COUNTS = {"minimal.jsonl": 618, "minimal-removed.jsonl": 118,
+                "seeds.jsonl": 4, "rich.jsonl": 736, "records.jsonl": 79}
 RECORDS_KINDS = {"corrupt_records", "crc_mismatch", "compression_error",
                  "records_not_allowed"}
 ERROR_KINDS = {
@@ -839,7 +839,7 @@ class JsonlFilesTest(unittest.TestCase):
         self.assertEqual(kinds, ERROR_KINDS - {"invalid_frame_size"}
                          - RECORDS_KINDS)
         cases = {(r["api_key"], r["version"], r["direction"]) for r in recs}
-        self.assertEqual(len(cases), 672)
+        self.assertEqual(len(cases), 736)
         lenient = {r["error"]["kind"] for r in recs if r["lenient"]}
         self.assertNotIn("trailing_bytes", lenient)
         self.assertNotIn("varint_too_long", lenient)
@@ -881,11 +881,7 @@ class JsonlFilesTest(unittest.TestCase):
         self.assertEqual(codecs, {2, 3, 4})
 
     def test_every_records_field_has_a_policy(self):
-        d = os.environ.get("KWIRE_KAFKA_SCHEMAS")
-        old = os.environ.get("KWIRE_KAFKA_SCHEMAS_PRE40")
-        if not d or not old:
-            self.skipTest("KWIRE_KAFKA_SCHEMAS / KWIRE_KAFKA_SCHEMAS_PRE40 "
-                          "not set")
+        sets = releases(self)
         found = set()
 
         def walk(m, fields):
@@ -895,22 +891,18 @@ class JsonlFilesTest(unittest.TestCase):
                 elif f["type"].lstrip("[]") not in ref.FIXED_SIZES and \
                         not ref.is_primitive(f["type"].lstrip("[]")):
                     walk(m, m.struct_fields(f, f["type"].lstrip("[]")))
-        for s in (ref.SchemaSet(d), ref.SchemaSet(old)):
+        for s in sets[:sets.index(next(
+                x for x in sets if x.label.endswith(" 3.9.2"))) + 1]:
             for m in s.messages.values():
                 walk(m, m.fields)
         self.assertEqual(found, set(ref.RECORDS_POLICY))
 
     def test_decoder_agrees_with_every_vector(self):
-        d = os.environ.get("KWIRE_KAFKA_SCHEMAS")
-        old = os.environ.get("KWIRE_KAFKA_SCHEMAS_PRE40")
-        if not d or not old:
-            self.skipTest("KWIRE_KAFKA_SCHEMAS / KWIRE_KAFKA_SCHEMAS_PRE40 "
-                          "not set")
-        cur, pre = ref.SchemaSet(d), ref.SchemaSet(old)
+        by_label = {s.label: s for s in releases(self)}
         decs = {}
         for name, (_, recs) in self.files.items():
             for r in recs:
-                s = cur if r["source"] == cur.label else pre
+                s = by_label[r["source"]]
                 dec = decs.setdefault(id(s), ref.Decoder(s))
                 frame = bytes.fromhex(r["frame"])
                 if r["expect"] == "accept":

@@ -298,8 +298,10 @@ class MessageGen:
             doc += " (%s)" % m.type
         doc += ": versions %s" % m.valid
         if removed:
-            doc += " (%s removed in Kafka 4.0, KIP-896)" % (
-                "%d-%d" % (removed[0], removed[-1]) if len(removed) > 1 else removed[0])
+            last = [r.last for r in m.releases if r.versions.contains(removed[-1])]
+            doc += " (%s removed%s)" % (
+                "%d-%d" % (removed[0], removed[-1]) if len(removed) > 1 else removed[0],
+                "; last in Kafka %s" % last[0] if last else "")
         doc += ", flexible %s." % m.flexible
         # Nested structs are defined at namespace scope (in <file_stem>_types) and
         # aliased inside the message, so that each is a complete class before any
@@ -389,8 +391,14 @@ def main():
             print(os.path.join(gen_dir, name))
         return
     changed = sum(write_if_changed(os.path.join(gen_dir, n), t) for n, t in files.items())
-    print("generate.py: %d messages, %d API keys, %d files (%d changed)" % (
-        len(msgs), len(apis), len(files), changed))
+    # A message no longer in codec/defs leaves no header behind (an install or a
+    # glob over this directory would still see it).
+    stale = [n for n in os.listdir(gen_dir)
+             if n.endswith((".h", ".cc")) and n not in files]
+    for n in stale:
+        os.remove(os.path.join(gen_dir, n))
+    print("generate.py: %d messages, %d API keys, %d files (%d changed, %d stale removed)" % (
+        len(msgs), len(apis), len(files), changed, len(stale)))
 
 
 def messages_h(msgs):
@@ -433,14 +441,35 @@ def registry_cc(apis, msgs):
             if t in pair:
                 out.append("extern const MessageOps k%sOps;" % pair[t].name)
     out += ["}  // namespace generated", "", "namespace registry_internal {", "",
-            "extern const ApiInfo kApiTable[];", "extern const size_t kApiTableSize;",
-            "const ApiInfo kApiTable[] = {"]
+            "extern const ApiInfo kApiTable[];", "extern const size_t kApiTableSize;", ""]
+    for key, pair in sorted(apis.items()):
+        req = pair.get("request")
+        if req is None:
+            continue
+        out.append("const VersionReleases kReleases%d[] = {" % key)
+        for r in req.releases:
+            out.append("    {%s, %s, %s, %s, %s}," % (
+                vr(r.versions), cstr(r.first) if r.first else "nullptr",
+                cstr(r.seen) if r.seen else "nullptr", cstr(r.last),
+                "true" if r.or_earlier else "false"))
+        out.append("};")
+    out.append("const ApiInfo kApiTable[] = {")
     for key, pair in sorted(apis.items()):
         req, resp = pair.get("request"), pair.get("response")
         if req is None or resp is None:
             raise SystemExit("API key %d lacks a request or a response" % key)
-        out.append("    {%d, %s, &generated::k%sOps, &generated::k%sOps}," % (
-            key, cstr(api_name(pair)), req.name, resp.name))
+        if req.releases != resp.releases or req.formerly and [
+                re.sub(r"Request$", "", n) for n in req.formerly] != [
+                re.sub(r"Response$", "", n) for n in resp.formerly]:
+            raise SystemExit("API key %d: request and response disagree on releases or "
+                             "former names" % key)
+        covered = sum(len(r.versions.versions()) for r in req.releases)
+        if covered != len(req.valid.versions()):
+            raise SystemExit("API key %d: release lines cover %d of %d versions"
+                             % (key, covered, len(req.valid.versions())))
+        former = " ".join(re.sub(r"Request$", "", n) for n in req.formerly)
+        out.append("    {%d, %s, &generated::k%sOps, &generated::k%sOps, %s, kReleases%d}," % (
+            key, cstr(api_name(pair)), req.name, resp.name, cstr(former), key))
     out += ["};", "const size_t kApiTableSize = sizeof(kApiTable) / sizeof(kApiTable[0]);",
             "", "}  // namespace registry_internal", "}  // namespace kwire", ""]
     return "\n".join(out)

@@ -27,6 +27,7 @@ Python 3 standard library only.
 from __future__ import annotations
 
 import argparse
+import copy
 import itertools
 import json
 import os
@@ -114,14 +115,28 @@ def load_json(path: str) -> dict:
     rejected)."""
     with open(path, "r", encoding="utf-8") as fh:
         text = fh.read()
+    where = os.path.join(os.path.basename(os.path.dirname(os.path.abspath(path))),
+                         os.path.basename(path))
+    return load_json_text(path, where, text)
+
+
+def load_json_text(path: str, where: str, text: str) -> dict:
+    """Parse the text of one definition file; ``path`` names it in errors,
+    ``where`` in notes."""
     del DUPLICATE_KEYS[:]
+    body = strip_comments(text)
     try:
-        raw = json.loads(strip_comments(text), object_pairs_hook=_no_dup_keys)
+        start = len(body) - len(body.lstrip())
+        raw, end = json.JSONDecoder(object_pairs_hook=_no_dup_keys).raw_decode(body, start)
     except ValueError as e:
         fail("%s: %s" % (path, e))
+    if body[end:].strip():
+        # Kafka 2.8.2's DescribeProducersRequest.json closes its object early
+        # and has "]}" left over; Kafka's generator (Jackson's readValue) reads
+        # the first value and ignores the rest.  So do we, noted.
+        NOTES.append("%s: text after the definition ignored (as Jackson does): %r"
+                     % (where, body[end:].strip()[:20]))
     for d in DUPLICATE_KEYS:
-        where = os.path.join(os.path.basename(os.path.dirname(os.path.abspath(path))),
-                             os.path.basename(path))
         NOTES.append("%s: repeated key %s with the same value" % (where, d))
     return raw
 
@@ -203,7 +218,13 @@ def convert_field(where: str, raw: dict) -> Field:
     typ = raw.get("type")
     if not isinstance(typ, str) or not kdef._TYPE_RE.match(typ):
         fail("%s: bad type %r" % (where, typ))
-    f = Field(name, typ, _range(where + " versions", raw.get("versions"), True))
+    versions = raw.get("versions")
+    if versions is None and isinstance(raw.get("taggedVersions"), str):
+        # Kafka 3.5's FetchRequest.ReplicaState: a tagged field without
+        # versions; it exists in its tagged versions.
+        NOTES.append("%s.%s: no versions; its taggedVersions" % (where, name))
+        versions = raw["taggedVersions"]
+    f = Field(name, typ, _range(where + " versions", versions, True))
     f.nullable = _range(where + " nullableVersions", raw.get("nullableVersions")) or NONE
     f.tagged = _range(where + " taggedVersions", raw.get("taggedVersions")) or NONE
     f.tag = _tag(where, raw.get("tag"))
@@ -252,16 +273,32 @@ def convert_message(path: str, raw: dict) -> Message:
     name = raw.get("name")
     if not isinstance(name, str) or not kdef._NAME_RE.match(name):
         fail("%s: bad name %r" % (path, name))
-    if os.path.basename(path) != name + ".json":
+    if os.path.basename(path.replace("!", "/")) != name + ".json":
         fail("%s: file name does not match message name %s" % (path, name))
     typ = raw.get("type")
     if typ not in kdef.MESSAGE_TYPES:
         fail("%s: bad type %r" % (path, typ))
     m = Message(name, typ)
+    if raw.get("validVersions") == "none":
+        # A tombstone (Kafka 4.x keeps the API key of a removed API, e.g.
+        # LeaderAndIsr, with validVersions "none" and nothing else).
+        if typ not in ("request", "response") or raw.get("fields"):
+            fail("%s: validVersions none on a %s with fields" % (name, typ))
+        ak = raw.get("apiKey")
+        if not isinstance(ak, int) or isinstance(ak, bool) or ak < 0:
+            fail("%s: bad apiKey %r" % (name, ak))
+        m.api_key, m.valid, m.current, m.flexible = ak, NONE, NONE, NONE
+        m._tombstone = True  # importer-private mark
+        return m
     m.valid = _range(name + " validVersions", raw.get("validVersions"), True)
     if m.valid.empty or m.valid.open_ended:
         fail("%s: validVersions must be a closed, non-empty range" % name)
-    m.flexible = _range(name + " flexibleVersions", raw.get("flexibleVersions"), True)
+    if "flexibleVersions" not in raw:
+        # Kafka 2.2-2.8 jars: a message without flexibleVersions has none
+        # (Kafka's generator made the key required later).
+        NOTES.append("%s: messages without flexibleVersions (none)"
+                     % path.split("!")[0])
+    m.flexible = _range(name + " flexibleVersions", raw.get("flexibleVersions", "none"), True)
     m.unstable_latest = _bool(name, raw.get("latestVersionUnstable"))
     if typ in ("request", "response"):
         ak = raw.get("apiKey")
@@ -293,7 +330,11 @@ def convert_message(path: str, raw: dict) -> Message:
             fail("%s: common struct %s declared twice" % (name, sname))
         s = Struct(sname, [convert_field(name + "." + sname, r)
                            for r in rs.get("fields") or []],
-                   _range("%s.%s versions" % (name, sname), rs.get("versions"), True))
+                   _range("%s.%s versions" % (name, sname), rs.get("versions", "0+"), True))
+        if "versions" not in rs:
+            # Kafka 3.5's FetchRequest.ReplicaState: a common struct without
+            # versions (later required); its fields carry their own.
+            NOTES.append("%s: common struct %s without versions; 0+" % (path, sname))
         _check_unique(name + "." + sname, s.fields)
         m.structs.append(s)
     _check_struct_refs(m)
@@ -330,6 +371,30 @@ def _check_struct_refs(m: Message) -> None:
     clash = common & set(inline)
     if clash:
         fail("%s: struct names both common and inline: %s" % (m.name, sorted(clash)))
+
+
+def is_tombstone(m: Optional[Message]) -> bool:
+    """True for a removed API's placeholder (validVersions "none")."""
+    return m is not None and getattr(m, "_tombstone", False)
+
+
+def load_schema_jar(path: str) -> Dict[str, Message]:
+    """Convert every ``common/message/*.json`` resource of a kafka-clients jar
+    (read in memory; nothing is extracted)."""
+    import zipfile
+    out: Dict[str, Message] = {}
+    with zipfile.ZipFile(path) as z:
+        names = sorted(n for n in z.namelist()
+                       if n.startswith("common/message/") and n.endswith(".json")
+                       and "/" not in n[len("common/message/"):])
+        if not names:
+            fail("%s: no common/message/*.json resources" % path)
+        for n in names:
+            where = "%s!%s" % (os.path.basename(path), n)
+            text = z.read(n).decode("utf-8")
+            m = convert_message(where, load_json_text(where, where, text))
+            out[m.name] = m
+    return out
 
 
 def load_schema_dir(path: str) -> Dict[str, Message]:
@@ -496,7 +561,17 @@ def merge_fields(ctx: _Ctx, where: str,
         for o in olds.values():
             if o is rep:
                 continue
+            if o.ignorable and not rep.ignorable:
+                # `ignorable` says what an encoder does with a value at a version without
+                # the field; the old set's versions are the old set's to say (RequestHeader
+                # ClientId, absent only from v0, is ignorable in 3.9 and not in 4.x, which
+                # has no v0): either set's yes is kept.
+                f.ignorable = True
+                ctx.notes.append("%s: ignorable in the old set, not in the new; kept "
+                                 "ignorable (the old versions need it)" % fwhere)
             for attr in ("default", "ignorable", "entity", "map_key", "zero_copy"):
+                if attr == "ignorable" and o.ignorable and not rep.ignorable:
+                    continue
                 if getattr(o, attr) != getattr(rep, attr):
                     ctx.notes.append("%s: %s differs (old %r, kept new %r)"
                                      % (fwhere, attr, getattr(o, attr), getattr(rep, attr)))
@@ -538,7 +613,7 @@ def merge_message(new: Message, old: Optional[Message]) -> Tuple[Message, List[s
         return new, []
     if old.type != new.type or old.api_key != new.api_key:
         fail("%s: type/api_key differ between snapshots" % new.name)
-    if new.type not in ("request", "response"):
+    if new.type not in ("request", "response", "header"):
         fail("%s: versions removed from a %s message; kdef has no 'current' "
              "for it" % (new.name, new.type))
     if old.valid.hi < new.valid.lo - 1:
@@ -546,7 +621,8 @@ def merge_message(new: Message, old: Optional[Message]) -> Tuple[Message, List[s
              % (new.name, old.valid, new.valid))
     valid = VersionRange(old.valid.lo, new.valid.hi)
     ctx = _Ctx(new.name, valid, new.valid.lo)
-    m = Message(new.name, new.type, new.api_key, valid, new.valid)
+    m = Message(new.name, new.type, new.api_key, valid,
+                new.current if new.type != "header" else None)
     m.unstable_latest = new.unstable_latest
     m.listeners = list(new.listeners)
     pick_msg = lambda v: ctx.pick(v, old, new)  # noqa: E731
@@ -608,8 +684,19 @@ def wire_layout(m: Message, v: int) -> tuple:
 def self_check(merged: Message, new: Message, old: Optional[Message]) -> None:
     """Fail unless every version's layout equals the responsible source's,
     and tagged fields only appear in flexible versions."""
-    for v in merged.valid.versions():
+    def source(v):
         src = new if new.valid.contains(v) else old
+        return src, "new" if src is new else "old"
+    check_sources(merged, source)
+
+
+def check_sources(merged: Message, source_for) -> None:
+    """Fail unless, for every version ``v``, the layout of ``merged`` equals
+    that of ``source_for(v)[0]`` (the snapshot responsible for ``v``, named
+    ``source_for(v)[1]``), and tagged fields only appear in flexible
+    versions."""
+    for v in merged.valid.versions():
+        src, src_name = source_for(v)
         if src is None or not src.valid.contains(v):
             fail("%s v%d: no source snapshot defines this version" % (merged.name, v))
         got, want = wire_layout(merged, v), wire_layout(src, v)
@@ -623,7 +710,7 @@ def self_check(merged: Message, new: Message, old: Optional[Message]) -> None:
                         detail = "merged %r vs source %r" % (a, b)
                         break
             fail("%s v%d: merged wire layout differs from the %s set: %s"
-                 % (merged.name, v, "new" if src is new else "old", detail))
+                 % (merged.name, v, src_name, detail))
         flex, rows = got
         tags_by_parent: Dict[str, List[int]] = {}
         for r in rows:
@@ -669,6 +756,143 @@ def build(schemas: str, removed_from: Optional[str], upstream: str,
     only_old = sorted(set(old_set) - set(new_set))
     for name in only_old:
         notes.append("%s: only in the old set; not imported" % name)
+    _check_pairs(out)
+    summary(out, log)
+    for n in notes:
+        log("note: " + n)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Releases: the definitions of several kafka-clients releases, newest first
+# ---------------------------------------------------------------------------
+
+def _same_message(release: Dict[str, Message], m: Message) -> Optional[Message]:
+    """The message of ``release`` that is ``m``: by API key and type for
+    requests and responses (APIs were renamed: ListOffset -> ListOffsets,
+    ListClientMetricsResources -> ListConfigResources), else by name."""
+    if m.api_key is not None:
+        for o in release.values():
+            if o.api_key == m.api_key and o.type == m.type:
+                return o
+        return None
+    return release.get(m.name)
+
+
+def release_spans(versions: VersionRange,
+                  chain: List[Tuple[str, Optional[Message]]]) -> List[kdef.Release]:
+    """For each version of ``versions``: the first release in which it is
+    stable, the first that has it at all, the last that has it; ``chain`` is
+    ``[(release, message or None)]`` newest first, its last entry the oldest
+    release imported.  Consecutive versions with the same facts share a row."""
+    oldest = chain[-1][0]
+    rows: List[kdef.Release] = []
+    for v in versions.versions():
+        present, stable = [], []
+        for label, m in chain:
+            if m is None or is_tombstone(m) or not m.valid.contains(v):
+                continue
+            present.append(label)
+            if not (m.unstable_latest and v == m.valid.hi):
+                stable.append(label)
+        if not present:
+            fail("v%d: in no release" % v)
+        first = stable[-1] if stable else None
+        seen = present[-1] if present[-1] != first else None
+        r = kdef.Release(VersionRange(v, v), first, present[0], seen,
+                         first is not None and first == oldest)
+        prev = rows[-1] if rows else None
+        if (prev is not None and prev.versions.hi == v - 1 and
+                (prev.first, prev.last, prev.seen, prev.or_earlier) ==
+                (r.first, r.last, r.seen, r.or_earlier)):
+            rows[-1] = kdef.Release(VersionRange(prev.versions.lo, v), r.first, r.last,
+                                    r.seen, r.or_earlier)
+        else:
+            rows.append(r)
+    return rows
+
+
+def build_releases(releases: List[Tuple[str, Dict[str, Message]]], upstream: str,
+                   log=print, skip: Optional[Dict[str, str]] = None) -> Dict[str, Message]:
+    """Import the definitions of several Kafka releases, ``[(release, set)]``
+    newest first.  Every message of the newest release is imported; version
+    v takes its layout from the newest release that has v (a version that
+    changed layout while unstable is read as the newest release has it); the
+    versions newer releases removed (KIP-896 in 4.0, the share-group v0 in
+    4.1, whole APIs such as LeaderAndIsr whose newest definition is a
+    tombstone) come from the releases that still had them.  ``current`` is
+    the newest release's range.  Each message gets its release spans and the
+    names it had before.  ``skip`` names messages left out, each with why."""
+    newest = releases[0][1]
+    out: Dict[str, Message] = {}
+    notes: List[str] = list(NOTES)
+    for name in sorted(newest):
+        top = newest[name]
+        if skip and name in skip:
+            if top.type in ("request", "response", "header"):
+                fail("%s: a %s cannot be skipped" % (name, top.type))
+            notes.append("%s: not imported: %s" % (name, skip[name]))
+            continue
+        chain = [(label, _same_message(rs, top)) for label, rs in releases]
+        sources: List[Tuple[str, Message]] = []
+        merged: Optional[Message] = None
+        for label, m in chain:
+            if m is None or is_tombstone(m):
+                continue
+            if merged is None:
+                merged = copy.deepcopy(m)
+                merged.name = top.name
+                if merged.type in ("request", "response"):
+                    merged.current = top.valid if not is_tombstone(top) else NONE
+                sources.append((label, m))
+                continue
+            if m.valid.hi is not None and merged.valid.hi is not None and \
+                    m.valid.hi > merged.valid.hi and not is_tombstone(top):
+                notes.append("%s: v%d-%d of %s not in newer releases (withdrawn); "
+                             "not imported" % (top.name, merged.valid.hi + 1,
+                                               m.valid.hi, label))
+            if m.valid.lo < merged.valid.lo:
+                m2 = copy.deepcopy(m)
+                m2.name = merged.name
+                merged, n = merge_message(merged, m2)
+                notes += n
+                sources.append((label, m))
+        if merged is None:
+            notes.append("%s: a tombstone in every release; not imported" % name)
+            continue
+
+        def source_for(v, _s=sources):
+            for label, m in _s:
+                if m.valid.contains(v):
+                    return m, "kafka-clients %s" % label
+            return None, "-"
+        check_sources(merged, source_for)
+        merged = kdef.parse(kdef.dump(merged))
+        merged.upstream = upstream
+        if merged.type in ("request", "response"):
+            # Headers and data records got their JSON files later than the
+            # versions they describe (RequestHeader.json is "0" in 2.2-2.3),
+            # so only API versions get release spans.
+            merged.releases = release_spans(merged.valid, chain)
+        former = []
+        for label, m in chain:
+            if m is not None and m.name != top.name and m.name not in former:
+                former.append(m.name)
+        merged.formerly = former
+        out[name] = merged
+    for label, rs in releases[1:]:
+        for name in sorted(rs):
+            if name not in newest and _same_message(newest, rs[name]) is None:
+                notes.append("%s: only in kafka-clients %s and older; not imported"
+                             % (name, label))
+    # Kafka marks only the request latestVersionUnstable; the response of an
+    # unstable version is just as unstable, so it takes the request's spans.
+    for m in out.values():
+        if m.type == "response":
+            req = [r for r in out.values() if r.type == "request" and r.api_key == m.api_key]
+            if req:
+                m.releases = list(req[0].releases)
+    notes = sorted(set(notes), key=notes.index)
     _check_pairs(out)
     summary(out, log)
     for n in notes:

@@ -18,6 +18,10 @@ indentation is exactly 2 spaces per nesting level)::
               | "flexible" RANGE
               | "listeners" NAME*
               | "unstable_latest"
+              | "formerly" NAME+
+              | "release" RANGE rel-attr*                (repeatable)
+    rel-attr  = "first=" RELEASE | "or_earlier" | "seen=" RELEASE
+              | "last=" RELEASE
     body      = INDENT* "field" NAME TYPE attr*      (nested under the
                                                        previous struct field)
               | "struct" NAME attr*                   (common struct, depth 0;
@@ -27,6 +31,15 @@ indentation is exactly 2 spaces per nesting level)::
               | "default=" JSON-STRING | "entity=" NAME
               | "ignorable" | "map_key" | "zero_copy"
     RANGE     = INT "+" | INT "-" INT | INT | "none"
+
+``formerly`` lists the names the message had in older Kafka releases (an API
+renamed keeps its old names findable).  Each ``release`` line gives, for the
+versions of its range, the Kafka releases that have them: ``first`` the first
+release in which they are stable (absent: never stable yet), ``or_earlier``
+when that is the oldest release imported (so possibly earlier), ``seen`` the
+first release that has them at all when that differs from ``first`` (they
+were unstable there), ``last`` the newest release that has them.  RELEASE is
+``MAJOR.MINOR``.
 
 Attribute order on output: versions nullable tag tagged flexible default
 entity ignorable map_key zero_copy.  Absent facts are omitted; an absent
@@ -50,7 +63,7 @@ from dataclasses import dataclass, field as dc_field
 from typing import Dict, Iterator, List, Optional
 
 __all__ = [
-    "KdefError", "VersionRange", "NONE", "Field", "Struct", "Message",
+    "KdefError", "VersionRange", "NONE", "Field", "Struct", "Message", "Release",
     "PRIMITIVE_TYPES", "parse_range", "range_from_versions", "parse",
     "dump", "load", "load_dir", "HEADER_COMMENT",
 ]
@@ -274,6 +287,26 @@ class Struct:
     versions: VersionRange = dc_field(default_factory=lambda: VersionRange(0, None))
 
 
+_RELEASE_RE = re.compile(r"^[0-9]+\.[0-9]+$")
+
+
+@dataclass
+class Release:
+    """The Kafka releases that have the versions ``versions`` of a message.
+
+    ``first`` is the first release in which they are stable (None: never
+    stable so far), ``or_earlier`` marks ``first`` as the oldest release
+    imported, ``seen`` the first release that has them at all (set only when
+    it differs from ``first``), ``last`` the newest release that has them.
+    Releases are ``"MAJOR.MINOR"`` strings."""
+
+    versions: VersionRange
+    first: Optional[str]
+    last: str
+    seen: Optional[str] = None
+    or_earlier: bool = False
+
+
 @dataclass
 class Message:
     """One message definition.
@@ -296,6 +329,8 @@ class Message:
     fields: List[Field] = dc_field(default_factory=list)
     structs: List[Struct] = dc_field(default_factory=list)
     upstream: Optional[str] = None
+    formerly: List[str] = dc_field(default_factory=list)
+    releases: List[Release] = dc_field(default_factory=list)
 
     def struct(self, name: str) -> Optional[Struct]:
         """The common struct called ``name``, or None."""
@@ -388,6 +423,18 @@ def dump(msg: Message) -> str:
         out.append("listeners " + " ".join(msg.listeners))
     if msg.unstable_latest:
         out.append("unstable_latest")
+    if msg.formerly:
+        out.append("formerly " + " ".join(msg.formerly))
+    for r in msg.releases:
+        line = "release %s" % r.versions
+        if r.first is not None:
+            line += " first=" + r.first
+        if r.or_earlier:
+            line += " or_earlier"
+        if r.seen is not None:
+            line += " seen=" + r.seen
+        line += " last=" + r.last
+        out.append(line)
     _dump_fields(out, msg.fields, 0)
     for s in msg.structs:
         out.append("struct %s versions=%s" % (s.name, s.versions))
@@ -472,6 +519,29 @@ def _parse_attrs(f: Field, toks: List[str], err) -> None:
             err(str(e))
     if "versions" not in seen:
         err("field %s has no versions=" % f.name)
+
+
+def _parse_release(args: List[str], err) -> Release:
+    if not args:
+        err("release takes a range")
+    r = Release(parse_range(args[0]), None, "")
+    seen = set()
+    for a in args[1:]:
+        key, eq, val = a.partition("=")
+        if key in seen:
+            err("repeated release attribute %s" % key)
+        seen.add(key)
+        if key == "or_earlier" and not eq:
+            r.or_earlier = True
+        elif key in ("first", "seen", "last") and eq and _RELEASE_RE.match(val):
+            setattr(r, key, val)
+        else:
+            err("bad release attribute %r" % a)
+    if not r.last or r.versions.empty or r.versions.open_ended:
+        err("release needs a closed range and last=")
+    if r.or_earlier and r.first is None:
+        err("or_earlier without first=")
+    return r
 
 
 def parse(text: str) -> Message:
@@ -562,12 +632,18 @@ def parse(text: str) -> Message:
             continue
         if msg is None:
             err("file must start with a message line")
-        if kw in headers:
+        if kw in headers and kw != "release":
             err("repeated %s line" % kw)
         headers[kw] = True
         args = toks[1:]
         try:
-            if kw == "type":
+            if kw == "release":
+                msg.releases.append(_parse_release(args, err))
+            elif kw == "formerly":
+                if not args or not all(_NAME_RE.match(a) for a in args):
+                    err("bad formerly")
+                msg.formerly = list(args)
+            elif kw == "type":
                 if len(args) != 1 or args[0] not in MESSAGE_TYPES:
                     err("bad type")
                 msg.type = args[0]

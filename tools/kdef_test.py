@@ -153,10 +153,29 @@ class KdefFormatTest(unittest.TestCase):
                                          "  field Y int8 versions=0+"),
             "tab": SAMPLE.replace("  field Name", "\tfield Name"),
             "noapi": SAMPLE.replace("api_key 7\n", ""),
+            "release_nolast": SAMPLE.replace("current 2-5", "current 2-5\nrelease 0-5 first=2.2"),
+            "release_bad": SAMPLE.replace("current 2-5", "current 2-5\nrelease 0-5 first=v2 last=4.4"),
+            "release_open": SAMPLE.replace("current 2-5", "current 2-5\nrelease 2+ last=4.4"),
+            "release_earlier": SAMPLE.replace("current 2-5", "current 2-5\nrelease 0 or_earlier last=4.4"),
+            "release_dup": SAMPLE.replace("current 2-5", "current 2-5\nrelease 0 last=4.4 last=4.3"),
+            "formerly": SAMPLE.replace("current 2-5", "current 2-5\nformerly"),
         }
         for what, text in bad.items():
             with self.assertRaises(kdef.KdefError, msg=what):
                 kdef.parse(text)
+
+    def test_releases_and_former_names_round_trip(self):
+        text = SAMPLE.replace("current 2-5", "current 2-5\nformerly OldName Older\n"
+                              "release 0-1 first=2.2 or_earlier last=3.9\n"
+                              "release 2-4 first=2.4 last=4.4\n"
+                              "release 5 seen=4.3 last=4.4")
+        m = kdef.parse(text)
+        self.assertEqual(m.formerly, ["OldName", "Older"])
+        self.assertEqual([(str(r.versions), r.first, r.or_earlier, r.seen, r.last)
+                          for r in m.releases],
+                         [("0-1", "2.2", True, None, "3.9"), ("2-4", "2.4", False, None, "4.4"),
+                          ("5", None, False, "4.3", "4.4")])
+        self.assertEqual(kdef.parse(kdef.dump(m)), m)
 
     def test_every_def_round_trips(self):
         names = sorted(f for f in os.listdir(DEFS) if f.endswith(".kdef"))
@@ -410,35 +429,54 @@ class MergeTest(unittest.TestCase):
 # The real Kafka schemas (optional)
 # --------------------------------------------------------------------------
 
-class RealSchemasTest(unittest.TestCase):
-    def dirs(self, need_old):
-        new = os.environ.get("KWIRE_KAFKA_SCHEMAS")
-        old = os.environ.get("KWIRE_KAFKA_SCHEMAS_PRE40")
-        if not new or not os.path.isdir(new):
-            self.skipTest("KWIRE_KAFKA_SCHEMAS not set")
-        if need_old and (not old or not os.path.isdir(old)):
-            self.skipTest("KWIRE_KAFKA_SCHEMAS_PRE40 not set")
-        return new, old
+class ReleaseJarsTest(unittest.TestCase):
+    """The kafka-clients jars pinned in tools/kafka-releases.txt (skipped when
+    they are not on this machine: python3 tools/kafka_defs.py --jars-only)."""
 
-    def test_new_set_counts(self):
-        new, _ = self.dirs(False)
+    def jars(self):
+        import kafka_defs
+        jars = kafka_defs.local_jars()
+        if not jars:
+            kafka_defs.without_jars(self)
+        return jars
+
+    def test_release_counts(self):
+        import kafka_defs
+        jars = self.jars()
         with contextlib.redirect_stdout(io.StringIO()):
-            msgs = ki.build(new, None, ki.DEFAULT_UPSTREAM, ki.DEFAULT_REMOVED_UPSTREAM)
+            msgs = ki.build_releases([(rel, ki.load_schema_jar(p)) for rel, _, p in jars],
+                                     "test", log=lambda *_: None, skip=kafka_defs.SKIP)
             c = ki.summary(msgs, log=lambda *_: None)
-        self.assertEqual((c["api_keys"], c["api_key_min"], c["api_key_max"]), (90, 0, 89))
-        self.assertEqual(c["request_response_messages"], 180)
-        self.assertEqual(c["versions_total"], 608)
+        self.assertEqual((c["api_keys"], c["api_key_min"], c["api_key_max"]), (95, 0, 94))
+        self.assertEqual(c["request_response_messages"], 190)
+        self.assertEqual((c["versions_total"], c["versions_current"]), (736, 618))
         self.assertEqual((c["headers"], c["data"]), (2, 8))
+        # Renamed in 4.1, the old name kept; removed APIs kept with their last release.
+        self.assertEqual(msgs["ListConfigResourcesRequest"].formerly,
+                         ["ListClientMetricsResourcesRequest"])
+        lai = msgs["LeaderAndIsrRequest"]
+        self.assertEqual((str(lai.valid), str(lai.current)), ("0-7", "none"))
+        self.assertEqual({r.last for r in lai.releases}, {"3.9"})
+        # Share-group v0: unstable in 3.9-4.0, gone in 4.1.
+        sf = msgs["ShareFetchRequest"]
+        self.assertEqual((str(sf.valid), str(sf.current)), ("0-2", "1-2"))
+        self.assertEqual((sf.releases[0].first, sf.releases[0].seen, sf.releases[0].last),
+                         (None, "3.9", "4.0"))
+        produce = {str(r.versions): (r.first, r.or_earlier, r.last)
+                   for r in msgs["ProduceRequest"].releases}
+        self.assertEqual(produce["0-2"], ("2.2", True, "3.9"))
+        self.assertEqual(produce["13"], ("4.1", False, "4.4"))
+        # The response of an unstable request version is unstable too.
+        self.assertEqual(msgs["OffsetCommitResponse"].releases,
+                         msgs["OffsetCommitRequest"].releases)
 
     def test_codec_defs_up_to_date(self):
-        new, old = self.dirs(True)
+        self.jars()
         proc = subprocess.run(
-            [sys.executable, os.path.join(HERE, "kafka_import.py"), "--schemas", new,
-             "--removed-from", old, "--out", DEFS, "--check"],
+            [sys.executable, os.path.join(HERE, "kafka_defs.py"), "--check"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
         self.assertEqual(proc.returncode, 0, proc.stdout)
-        self.assertIn("up to date", proc.stdout)
-        self.assertIn("608 current", proc.stdout)
+        self.assertIn("is what kafka-clients 4.4.0", proc.stdout)
 
 
 if __name__ == "__main__":

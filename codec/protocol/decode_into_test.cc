@@ -119,7 +119,7 @@ TEST(DecodeInto, EveryApiEveryVersionEqualsAFreshDecode) {
       ++frames;
     }
   }
-  // 672 cases × 3 frames; most cut frames fail (a few bodies are short enough that half
+  // 736 cases × 3 frames; most cut frames fail (a few bodies are short enough that half
   // the frame plus the header is a valid frame of its own).
   EXPECT_EQ(frames, AllCases().size() * 3);
   EXPECT_GT(failures_before, AllCases().size() / 2);

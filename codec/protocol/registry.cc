@@ -43,6 +43,14 @@ const ApiInfo* FindApiByName(std::string_view name) {
   for (const ApiInfo& a : AllApis()) {
     if (lower(a.name) == want) return &a;
   }
+  for (const ApiInfo& a : AllApis()) {
+    std::string_view former = a.formerly;
+    while (!former.empty()) {
+      const size_t space = former.find(' ');
+      if (lower(former.substr(0, space)) == want) return &a;
+      former = space == std::string_view::npos ? std::string_view() : former.substr(space + 1);
+    }
+  }
   return nullptr;
 }
 

@@ -13,18 +13,48 @@
 
 namespace kwire {
 
+/// The Apache Kafka releases that have some versions of an API, from the kafka-clients
+/// release jars pinned in tools/kafka-releases.txt (codec/defs/README.md). Releases are
+/// "MAJOR.MINOR" strings.
+struct VersionReleases {
+  VersionRange versions;
+  /// First release in which these versions are stable, or nullptr if none is yet.
+  const char* first;
+  /// First release that has them at all, when that differs from `first` (they were
+  /// `latestVersionUnstable` there), else nullptr.
+  const char* seen;
+  /// Newest release that has them: the newest release imported while they are current.
+  const char* last;
+  /// `first` is the oldest release imported (2.2, the first jar with the definitions), so
+  /// the versions may be older: "2.2 or earlier".
+  bool or_earlier;
+};
+
 /// One Kafka API (request and response message types).
 struct ApiInfo {
   int16_t api_key;
   const char* name;             ///< e.g. "Fetch" (message names minus Request/Response).
   const MessageOps* request;
   const MessageOps* response;
+  /// Names the API had in older releases, space separated (e.g. "ListClientMetricsResources"
+  /// for key 74, renamed ListConfigResources in Kafka 4.1), or "".
+  const char* formerly;
+  /// Release spans of every version in request_versions(), in version order.
+  std::span<const VersionReleases> releases;
 
   /// Every version kwire speaks, versions removed in Kafka 4.0 (KIP-896) included.
   VersionRange request_versions() const { return request->spec->valid; }
   VersionRange response_versions() const { return response->spec->valid; }
-  /// Versions still valid in Kafka 4.x; versions below are "removed".
+  /// Versions the newest imported release (Kafka 4.4) has; the others are "removed" (by
+  /// KIP-896 in 4.0, the share-group v0 in 4.1; ZooKeeper-only APIs have none).
   VersionRange current_versions() const { return request->spec->current; }
+  /// The release span of `version`, or nullptr if the API has no such version.
+  const VersionReleases* ReleasesOf(int16_t version) const {
+    for (const VersionReleases& r : releases) {
+      if (r.versions.Contains(version)) return &r;
+    }
+    return nullptr;
+  }
   /// Lowest flexible version (KIP-482), or −1 if the API has none.
   int16_t first_flexible_version() const {
     return request->spec->flexible.empty() ? int16_t{-1} : request->spec->flexible.lo;
@@ -44,7 +74,8 @@ struct ApiInfo {
 std::span<const ApiInfo> AllApis();
 /// The API with this key, or nullptr.
 const ApiInfo* FindApi(int16_t api_key);
-/// The API with this name ("Fetch", case-insensitive; "FetchRequest" also works), or nullptr.
+/// The API with this name ("Fetch", case-insensitive; "FetchRequest" also works; a former
+/// name such as "ListClientMetricsResources" finds the renamed API), or nullptr.
 const ApiInfo* FindApiByName(std::string_view name);
 
 /// Request header version for (api_key, api_version): 2 for flexible versions, else 1;

@@ -345,11 +345,26 @@ struct TaggedFieldDecoder {
   void operator()(const FieldSpec&, T&) {}  // untagged fields
 };
 
+// The field of S whose tag is `tag` when no field has that tag at `version` but one has it
+// in other versions (kQuirkTagOfOtherVersionRejected), else nullptr.
+template <KafkaStruct S>
+const FieldSpec* TagOfOtherVersion(uint32_t tag, int16_t version) {
+  const FieldSpec* other = nullptr;
+  for (const FieldSpec& f : S::kFields) {
+    if (f.tag != static_cast<int32_t>(tag)) continue;
+    if (f.tagged.Contains(version)) return nullptr;
+    if (other == nullptr) other = &f;
+  }
+  return other;
+}
+
 // Type-independent parts of the tagged-field section, out of line.
+// Fails kInvalidValue at `at`: `tag` is `f`'s, which is not tagged at this version.
+void RejectTagOfOtherVersion(DecodeContext& c, size_t at, uint32_t tag, const FieldSpec& f);
 // Checks that a known tag's payload used exactly its declared size (tag header at `at`).
 void CheckTagConsumed(DecodeContext& c, size_t at, uint32_t tag, uint32_t size);
-// Stores an unknown tag's payload in ascending order (a repeat replaces, under
-// kQuirkUnorderedTags).
+// Stores an unknown tag's payload in ascending order (a repeat is kept after the first,
+// under kQuirkUnorderedTags).
 void KeepUnknownTag(DecodeContext& c, UnknownTaggedFields& unknown, uint32_t tag, uint32_t size);
 
 template <class C, KafkaStruct S>
@@ -376,6 +391,13 @@ void DecodeTaggedFields(C& c, S& s, PathNode& node) {
     const size_t outer_reserved = c.reserved;
     c.reserved = 0;  // the reserved bytes lie beyond this tag's value
     TaggedFieldDecoder<C> d{c, node, tag};
+    if (c.r.quirks() & kQuirkTagOfOtherVersionRejected) {
+      if (const FieldSpec* f = TagOfOtherVersion<S>(tag, c.version)) {
+        RejectTagOfOtherVersion(c, at, tag, *f);
+        if constexpr (kObserved<C>) c.o.EndTag(c.r);
+        break;
+      }
+    }
     if (c.r.quirks() & kQuirkKnownTagSizeIgnored) {
       // Java reads a known tag's value by its type, whatever size the header declares;
       // only an unknown tag's payload is `size` bytes.

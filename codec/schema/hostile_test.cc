@@ -36,6 +36,7 @@
 #include "codec/generated/fetch_request.h"
 #include "codec/generated/fetch_response.h"
 #include "codec/generated/metadata_request.h"
+#include "codec/generated/produce_response.h"
 #include "codec/protocol/frame_test_util.h"
 
 // ---- Heap accounting: live bytes and the peak since the last PeakHeap was opened.
@@ -599,7 +600,6 @@ TEST(HostileTags, OutOfOrderOrDuplicatedInEverySection) {
           const Bytes ascending = with(Section({{kA, Hex("61")}, {kB, Hex("62")}}));
           const Bytes reversed = with(Section({{kB, Hex("62")}, {kA, Hex("61")}}));
           const Bytes twice = with(Section({{kA, Hex("61")}, {kA, Hex("62")}}));
-          const Bytes once = with(Section({{kA, Hex("62")}}));
           const size_t second = s.at + 1 + 4;  // count, then tag (2) + size (1) + payload (1)
 
           const Decoded a = DecodeFrame(c, ascending);
@@ -607,14 +607,29 @@ TEST(HostileTags, OutOfOrderOrDuplicatedInEverySection) {
           EXPECT_EQ(a.reencoded, ascending);  // unknown tags preserved byte-exactly
           ExpectError(DecodeFrame(c, reversed).error, ErrorKind::kTagOutOfOrder, second, s.path);
           ExpectError(DecodeFrame(c, twice).error, ErrorKind::kTagDuplicate, second, s.path);
-          // Java's leniency: any order; a repeated tag replaces the earlier one. Encoding
-          // writes ascending order, so the input is not reproduced.
+          // Java's leniency: any order (encoding writes ascending order, so the input is
+          // not reproduced); a repeated unknown tag is kept twice, as Java appends it to
+          // unknownTaggedFields(), and such a message does not encode: the encoder says
+          // which tag repeats (kTagDuplicate), as Java's RawTaggedFieldWriter refuses it.
           const Decoded r = DecodeFrame(c, reversed, kQuirkUnorderedTags);
           ASSERT_TRUE(r.ok()) << r.error.ToString();
           EXPECT_EQ(r.reencoded, ascending);
-          const Decoded t = DecodeFrame(c, twice, kQuirkUnorderedTags);
-          ASSERT_TRUE(t.ok()) << t.error.ToString();
-          EXPECT_EQ(t.reencoded, once);
+          FrameOptions unordered;
+          unordered.decode.quirks = kQuirkUnorderedTags;
+          absl::Status encoded;
+          if (c.request()) {
+            auto f = DecodeRequestFrame(twice, unordered);
+            ASSERT_TRUE(f.ok()) << f.status();
+            encoded = EncodeRequestFrame(f->header, f->body).status();
+          } else {
+            auto f = DecodeResponseFrame(twice, c.api->api_key, c.version, unordered);
+            ASSERT_TRUE(f.ok()) << f.status();
+            encoded = EncodeResponseFrame(f->header, c.api->api_key, f->body_version, f->body)
+                          .status();
+          }
+          EXPECT_EQ(ErrorOf(encoded).kind, ErrorKind::kTagDuplicate) << encoded;
+          EXPECT_NE(ErrorOf(encoded).detail.find("tag 10000 after tag 10000"), std::string::npos)
+              << encoded;
         }
       },
       /*flexible_only=*/true);
@@ -746,6 +761,59 @@ TEST(HostileTags, SizeMismatchExamples) {
   const std::string path = "FetchResponse.Responses[0].Partitions[0].CurrentLeader";
   ExpectError(ErrorOf(resized(10, Hex("00"))), ErrorKind::kTagSizeMismatch, at, path);
   ExpectError(ErrorOf(resized(8, {})), ErrorKind::kTagSizeMismatch, at, path + ".tagged_fields");
+}
+
+TEST(HostileTags, JavaQuirkRejectsATagOfAFieldNotTaggedAtThisVersion) {
+  // kQuirkTagOfOtherVersionRejected (in kQuirksJava): ProduceResponse's NodeEndpoints is
+  // top-level tag 0 from v10. At v9 (flexible) a tag 0 is unknown to the protocol, and
+  // Java's generated read() throws "Tag 0 is not valid for version 9" (kafka-clients
+  // 4.4.0 does; conformance/testees/apache-kafka/FAILURES.md).
+  const Case c = CaseOf("Produce", kResponse, 9);
+  const Bytes& frame = MinimalOf(c).frame;
+  const size_t at = frame.size() - 1;  // the body's top-level tag count, its last byte
+  ASSERT_EQ(frame[at], 0x00);
+  const Bytes tagged = Splice(frame, at, 1, Hex("01 00 01 aa"));
+  // Strict: an unknown tag, kept byte-exactly.
+  const Decoded strict = DecodeFrame(c, tagged);
+  ASSERT_TRUE(strict.ok()) << strict.error.ToString();
+  EXPECT_EQ(strict.reencoded, tagged);
+  for (uint32_t quirks : {uint32_t{kQuirkTagOfOtherVersionRejected}, kQuirksJava}) {
+    SCOPED_TRACE(quirks);
+    const Decoded java = DecodeFrame(c, tagged, quirks);
+    EXPECT_EQ(java.error.kind, ErrorKind::kInvalidValue) << java.error.ToString();
+    EXPECT_EQ(java.error.offset, at + 1);
+    EXPECT_EQ(java.error.path, "ProduceResponse.tagged_fields");
+    EXPECT_NE(java.error.ToString().find("tag 0 is NodeEndpoints's, which is not a tagged "
+                                         "field at v9"),
+              std::string::npos)
+        << java.error.ToString();
+    // Tag 1 belongs to no field of the struct: unknown under Java's rules too.
+    const Bytes other = Splice(frame, at, 1, Hex("01 01 01 aa"));
+    const Decoded unknown = DecodeFrame(c, other, quirks);
+    ASSERT_TRUE(unknown.ok()) << unknown.error.ToString();
+    EXPECT_EQ(unknown.reencoded, other);
+  }
+  // Nested: PartitionProduceResponse.CurrentLeader is tag 0 from v10 as well.
+  ProduceResponse m;
+  m.responses.emplace_back().partition_responses.emplace_back();
+  auto body = EncodeMessage(m, 9);
+  ASSERT_TRUE(body.ok()) << body.status();
+  // The partition's tag section is its last byte before the topic's and the body's tail
+  // (topic tags 00, ThrottleTimeMs 00000000, body tags 00).
+  Bytes nested = *body;
+  const size_t partition_tags = nested.size() - 7;
+  ASSERT_EQ(nested[partition_tags], 0x00);
+  nested.erase(nested.begin() + static_cast<std::ptrdiff_t>(partition_tags));
+  const Bytes section = Hex("01 00 01 aa");
+  nested.insert(nested.begin() + static_cast<std::ptrdiff_t>(partition_tags), section.begin(),
+                section.end());
+  EXPECT_TRUE(DecodeMessage<ProduceResponse>(nested, 9).ok());
+  DecodeOptions java;
+  java.quirks = kQuirksJava;
+  const auto rejected = DecodeMessage<ProduceResponse>(nested, 9, java);
+  EXPECT_EQ(ErrorOf(rejected.status()).kind, ErrorKind::kInvalidValue) << rejected.status();
+  EXPECT_EQ(ErrorOf(rejected.status()).path,
+            "ProduceResponse.Responses[0].PartitionResponses[0].tagged_fields");
 }
 
 TEST(HostileTags, JavaQuirkReadsKnownTagsByTypeWhateverTheirDeclaredSize) {

@@ -65,8 +65,8 @@ TEST_P(RoundTripTest, Random) {
 
 INSTANTIATE_TEST_SUITE_P(AllApis, RoundTripTest, testing::ValuesIn(AllCases()), CaseName);
 
-TEST(Registry, NinetyApiKeys) {
-  ASSERT_EQ(AllApis().size(), 90u);
+TEST(Registry, Kafka44ApiKeys) {
+  ASSERT_EQ(AllApis().size(), 95u);  // keys 0-94 of Kafka 4.4.0
   int versions = 0, removed = 0;
   for (size_t i = 0; i < AllApis().size(); ++i) {
     const ApiInfo& a = AllApis()[i];
@@ -77,8 +77,54 @@ TEST(Registry, NinetyApiKeys) {
       removed += a.IsRemoved(static_cast<int16_t>(v)) ? 2 : 0;
     }
   }
-  EXPECT_EQ(versions, 608 + 64);
-  EXPECT_EQ(removed, 64);
+  EXPECT_EQ(versions, 618 + 118);
+  EXPECT_EQ(removed, 118);
+}
+
+// The release spans come from the kafka-clients jars (tools/kafka-releases.txt).
+TEST(Registry, ReleasesOfEveryVersion) {
+  for (const ApiInfo& a : AllApis()) {
+    for (int v = a.request_versions().lo; v <= a.request_versions().hi; ++v) {
+      const VersionReleases* r = a.ReleasesOf(static_cast<int16_t>(v));
+      ASSERT_NE(r, nullptr) << a.name << " v" << v;
+      ASSERT_NE(r->last, nullptr);
+      // Current versions are in the newest release; removed ones are not.
+      EXPECT_EQ(std::string_view(r->last) == "4.4", !a.IsRemoved(static_cast<int16_t>(v)))
+          << a.name << " v" << v << " last " << r->last;
+    }
+  }
+  const ApiInfo* produce = FindApi(0);
+  ASSERT_NE(produce, nullptr);
+  const VersionReleases* v2 = produce->ReleasesOf(2);
+  ASSERT_NE(v2, nullptr);
+  EXPECT_EQ(std::string_view(v2->first), "2.2");
+  EXPECT_TRUE(v2->or_earlier);
+  EXPECT_EQ(std::string_view(v2->last), "3.9");
+  const VersionReleases* v13 = produce->ReleasesOf(13);
+  ASSERT_NE(v13, nullptr);
+  EXPECT_EQ(std::string_view(v13->first), "4.1");
+  EXPECT_FALSE(v13->or_earlier);
+  EXPECT_EQ(produce->ReleasesOf(14), nullptr);
+  // ShareFetch v0 was never stable (3.9 and 4.0 had it unstable) and 4.1 removed it.
+  const VersionReleases* sf0 = FindApi(78)->ReleasesOf(0);
+  ASSERT_NE(sf0, nullptr);
+  EXPECT_EQ(sf0->first, nullptr);
+  EXPECT_EQ(std::string_view(sf0->seen), "3.9");
+  EXPECT_EQ(std::string_view(sf0->last), "4.0");
+  EXPECT_TRUE(FindApi(78)->IsRemoved(0));
+  // LeaderAndIsr: the whole API is gone from 4.x.
+  EXPECT_TRUE(FindApi(4)->current_versions().empty());
+}
+
+TEST(Registry, RenamedApisKeepTheirOldNames) {
+  const ApiInfo* a = FindApiByName("ListConfigResources");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->api_key, 74);
+  EXPECT_EQ(FindApiByName("ListClientMetricsResources"), a);
+  EXPECT_EQ(FindApiByName("listclientmetricsresourcesrequest"), a);
+  EXPECT_EQ(FindApiByName("ListOffset"), FindApi(2));  // Kafka 2.2-2.4's name
+  EXPECT_EQ(FindApiByName("ListClientMetrics"), nullptr);
+  EXPECT_EQ(FindApi(94)->name, std::string_view("UnregisterController"));
 }
 
 }  // namespace

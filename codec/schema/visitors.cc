@@ -62,6 +62,13 @@ void CheckTagConsumed(DecodeContext& c, size_t at, uint32_t tag, uint32_t size) 
   }
 }
 
+void RejectTagOfOtherVersion(DecodeContext& c, size_t at, uint32_t tag, const FieldSpec& f) {
+  c.r.Fail(ErrorKind::kInvalidValue, at,
+           absl::StrFormat("tag %d is %s's, which is not a tagged field at v%d (Java: \"Tag %d "
+                           "is not valid for version %d\")",
+                           tag, f.name, c.version, tag, c.version));
+}
+
 void KeepUnknownTag(DecodeContext& c, UnknownTaggedFields& unknown, uint32_t tag,
                     uint32_t size) {
   // The entry (twice: the vector grows geometrically) and its copied payload.
@@ -73,14 +80,11 @@ void KeepUnknownTag(DecodeContext& c, UnknownTaggedFields& unknown, uint32_t tag
     unknown.push_back(std::move(u));
     return;
   }
-  // Only reachable with kQuirkUnorderedTags: keep ascending order, a repeat replaces.
-  auto it = std::lower_bound(unknown.begin(), unknown.end(), tag,
-                             [](const UnknownTaggedField& x, uint32_t t) { return x.tag < t; });
-  if (it != unknown.end() && it->tag == tag) {
-    *it = std::move(u);
-  } else {
-    unknown.insert(it, std::move(u));
-  }
+  // Only reachable with kQuirkUnorderedTags: keep ascending order; a repeat is kept after
+  // the entries of the same tag (Java appends it; the encoder then refuses the pair).
+  auto it = std::upper_bound(unknown.begin(), unknown.end(), tag,
+                             [](uint32_t t, const UnknownTaggedField& x) { return t < x.tag; });
+  unknown.insert(it, std::move(u));
 }
 
 void EncodeBlob(EncodeContext& c, FieldType kind, bool compact, const std::string_view* s) {

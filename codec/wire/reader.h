@@ -39,7 +39,8 @@ namespace kwire {
 
 /// Opt-in leniencies, bit flags for DecodeOptions::quirks. Each matches what Apache
 /// Kafka's Java implementation accepts and each breaks byte-exact re-encoding (except
-/// kQuirkApiVersionsAnyFallback, which only widens which frames decode).
+/// kQuirkApiVersionsAnyFallback, which only widens which frames decode, and
+/// kQuirkTagOfOtherVersionRejected, which narrows them as Java does).
 enum Quirk : uint32_t {
   /// Accept overlong varints (e.g. `80 00` for 0). Java: accepted.
   kQuirkNonCanonicalVarint = 1u << 0,
@@ -50,7 +51,11 @@ enum Quirk : uint32_t {
   kQuirkAnyNonZeroBool = 1u << 2,
   /// Any negative length/count reads as null in nullable fields. Java: `length < 0`.
   kQuirkAnyNegativeLengthIsNull = 1u << 3,
-  /// Tagged fields in any order; a repeated tag replaces the earlier one. Java: accepted.
+  /// Tagged fields in any order and repeated. A repeated known tag: the last value wins; a
+  /// repeated unknown tag is kept twice (in ascending tag order, a stable sort), and such a
+  /// message then does not re-encode (kTagDuplicate). Java: accepted; the generated read()
+  /// overwrites a known field and appends an unknown tag to unknownTaggedFields(), whose
+  /// writer (RawTaggedFieldWriter) refuses a tag not above the one before it.
   kQuirkUnorderedTags = 1u << 4,
   /// Nullable struct presence marker: any negative byte is null, any other is present.
   kQuirkAnyStructMarker = 1u << 5,
@@ -69,13 +74,20 @@ enum Quirk : uint32_t {
   /// ResponseFrame::body_version). Java: ApiVersionsResponse.parse retries at v0 on any
   /// parse failure. The body re-encodes byte-exactly at v0 either way.
   kQuirkApiVersionsAnyFallback = 1u << 8,
+  /// The one quirk that rejects more: a tag that belongs to a tagged field of the struct
+  /// which is not tagged at this version (it is tagged only in others) fails
+  /// kInvalidValue at the tag header instead of being kept as an unknown tag. Java: the
+  /// generated read()'s `case N:` throws "Tag N is not valid for version V"
+  /// (MessageDataGenerator); kafka-clients 4.4.0 rejects such frames.
+  kQuirkTagOfOtherVersionRejected = 1u << 9,
 };
 
 /// All quirks: decode what the Java implementation decodes.
 inline constexpr uint32_t kQuirksJava =
     kQuirkNonCanonicalVarint | kQuirkVarintExtraBits | kQuirkAnyNonZeroBool |
     kQuirkAnyNegativeLengthIsNull | kQuirkUnorderedTags | kQuirkAnyStructMarker |
-    kQuirkInvalidUtf8 | kQuirkKnownTagSizeIgnored | kQuirkApiVersionsAnyFallback;
+    kQuirkInvalidUtf8 | kQuirkKnownTagSizeIgnored | kQuirkApiVersionsAnyFallback |
+    kQuirkTagOfOtherVersionRejected;
 
 class RecordsValidator;  // codec/schema/decode.h
 

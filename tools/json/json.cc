@@ -27,8 +27,9 @@ const JsonOps& OpsOf(const MessageSpec& spec) {
 }
 
 absl::StatusOr<Json> ToJson(const MessageSpec& spec, const void* m, int16_t version,
-                            std::string_view where) {
+                            std::string_view where, const ToJsonOptions& options) {
   Context c{version, spec.flexible.Contains(version), std::string(where), {}};
+  c.java_strings = options.java_strings;
   Json j = OpsOf(spec).to_json(c, m);
   if (!c.ok()) return absl::InvalidArgumentError(c.error);
   return j;
@@ -68,20 +69,21 @@ absl::StatusOr<int16_t> Int16Member(const Json& j, const char* name) {
 
 }  // namespace
 
-absl::StatusOr<Json> MessageToJson(const AnyMessage& m, int16_t version) {
-  return ToJson(m.spec(), m.raw(), version, "");
+absl::StatusOr<Json> MessageToJson(const AnyMessage& m, int16_t version,
+                                   const ToJsonOptions& options) {
+  return ToJson(m.spec(), m.raw(), version, "", options);
 }
 
 absl::Status MessageFromJson(const Json& j, int16_t version, AnyMessage* m) {
   return FromJson(j, m->spec(), m->raw(), version, "");
 }
 
-absl::StatusOr<Json> RequestFrameToJson(const RequestFrame& frame) {
+absl::StatusOr<Json> RequestFrameToJson(const RequestFrame& frame, const ToJsonOptions& options) {
   absl::StatusOr<Json> header = ToJson(RequestHeader::kMessage, &frame.header,
-                                       frame.header_version, "header");
+                                       frame.header_version, "header", options);
   if (!header.ok()) return header.status();
   absl::StatusOr<Json> body = ToJson(frame.body.spec(), frame.body.raw(), frame.api_version(),
-                                     "body");
+                                     "body", options);
   if (!body.ok()) return body.status();
   return FrameObject(FindApi(frame.api_key()), frame.api_key(), frame.api_version(),
                      Direction::kRequest, frame.header_version, *std::move(header),
@@ -89,14 +91,14 @@ absl::StatusOr<Json> RequestFrameToJson(const RequestFrame& frame) {
 }
 
 absl::StatusOr<Json> ResponseFrameToJson(const ResponseFrame& frame, int16_t api_key,
-                                         int16_t api_version) {
+                                         int16_t api_version, const ToJsonOptions& options) {
   absl::StatusOr<Json> header = ToJson(ResponseHeader::kMessage, &frame.header,
-                                       frame.header_version, "header");
+                                       frame.header_version, "header", options);
   if (!header.ok()) return header.status();
   // The body at the version it was read at (KIP-511's ApiVersions v0 fallback: 0, said by
   // "body_version"), so that the object encodes back to the same bytes.
   absl::StatusOr<Json> body =
-      ToJson(frame.body.spec(), frame.body.raw(), frame.body_version, "body");
+      ToJson(frame.body.spec(), frame.body.raw(), frame.body_version, "body", options);
   if (!body.ok()) return body.status();
   Json j = FrameObject(FindApi(api_key), api_key, api_version, Direction::kResponse,
                        frame.header_version, *std::move(header), *std::move(body));

@@ -23,10 +23,21 @@
 
 namespace kwire {
 
+/// How the values a strict decode never yields are written.
+struct ToJsonOptions {
+  /// A string that is not UTF-8 (kept by kQuirkInvalidUtf8) is written as Java reads it,
+  /// each ill-formed sequence as U+FFFD (JavaStringOf), instead of failing: the value
+  /// Apache Kafka's Readable.readString returns, so that `--quirks java` shows what Java
+  /// reads. The JSON then no longer encodes back to the frame's bytes.
+  bool java_strings = false;
+};
+
 /// `m` (a body or header) at `version` as a JSON object. Fails (kInvalidArgument)
 /// only when a string is not UTF-8, which a strict decode never yields (only
-/// DecodeOptions::quirks with kQuirkInvalidUtf8 keeps such bytes); the error names it.
-absl::StatusOr<Json> MessageToJson(const AnyMessage& m, int16_t version);
+/// DecodeOptions::quirks with kQuirkInvalidUtf8 keeps such bytes), unless
+/// `options.java_strings`; the error names it.
+absl::StatusOr<Json> MessageToJson(const AnyMessage& m, int16_t version,
+                                   const ToJsonOptions& options = {});
 
 /// Reads the JSON object `j` into `*m` at `version` (m's type is the caller's choice,
 /// e.g. AnyMessage(*api->request)). A member missing for a field that exists at the
@@ -40,13 +51,15 @@ absl::Status MessageFromJson(const Json& j, int16_t version, AnyMessage* m);
 /// A decoded request frame as the object of a vector record (FORMAT.md), without
 /// `frame`: {"api_key", "api_name", "version", "direction": "request",
 /// "header_version", "header", "body"}.
-absl::StatusOr<Json> RequestFrameToJson(const RequestFrame& frame);
+absl::StatusOr<Json> RequestFrameToJson(const RequestFrame& frame,
+                                        const ToJsonOptions& options = {});
 
 /// A decoded response frame of (api_key, api_version), as RequestFrameToJson. An
 /// ApiVersions response read as the KIP-511 v0 fallback adds `"body_version": 0`, the
 /// version of its body (conformance/FORMAT.md); FrameFromJson encodes the body at it.
 absl::StatusOr<Json> ResponseFrameToJson(const ResponseFrame& frame, int16_t api_key,
-                                         int16_t api_version);
+                                         int16_t api_version,
+                                         const ToJsonOptions& options = {});
 
 /// Encodes the frame described by `j`, an object with "api_key" (number), "version",
 /// "direction" ("request"/"response"), "header" and "body"; "api_name" and

@@ -73,6 +73,40 @@ TEST(FrameJson, NullIsNotEmpty) {
   EXPECT_EQ(s.message(), "Topics: null, but the field is not nullable at this version");
 }
 
+// The expected strings are what Java 17's `new String(bytes, StandardCharsets.UTF_8)`
+// returned for these bytes (printed as UTF-16 code units, run on this project's JDK).
+TEST(ScalarJson, JavaStringOfReplacesLikeTheJdk) {
+  const std::string r = "\xEF\xBF\xBD";  // U+FFFD
+  const std::pair<std::string, std::string> cases[] = {
+      {"\xff", r},
+      {"a\xc3", "a" + r},
+      {"\xed\xa0\x80", r},  // a surrogate: one U+FFFD for three bytes
+      {"\xc0\x80", r + r},
+      {"ok\xf4\x90\x80\x80", "ok" + r + r + r + r},
+      {"\xe2\x82", r},
+      {"\xe2\x82" "a", r + "a"},
+      {"\xf0\x9f\x98", r},
+      {"\xf0\x80\x80\x80", r + r + r + r},
+      {"\xe0\x80\x80", r + r + r},
+      {"\xed\xbf\xbf" "x", r + "x"},
+      {"\xf8\x88\x80\x80\x80", r + r + r + r + r},
+      {"\xed\xa0", r},
+      {"\xed\xa0" "A", r + "A"},
+      {"\xf0\x9f" "A", r + "A"},
+      {"\xf0\x9f\x98" "A", r + "A"},
+      {"\xe0\xa0", r},
+      {"\xf4\x8f\xbf", r},
+      {"\xed\x80\x80", "\xed\x80\x80"},  // U+D000, well-formed
+      {"\xc2" "A", r + "A"},
+      {"\xf4\x90", r + r},
+      {"\xed\xa0\x80\xed\xa0\x80", r + r},
+      {"\xf0\x9f\x98\x80 \xe6\x97\xa5", "\xf0\x9f\x98\x80 \xe6\x97\xa5"},
+  };
+  for (const auto& [in, want] : cases) {
+    EXPECT_EQ(JavaStringOf(in), want) << absl::CHexEscape(in);
+  }
+}
+
 TEST(ScalarJson, Int64IsADecimalString) {
   using json_internal::Int64ToJson;
   EXPECT_EQ(Int64ToJson(-1).dump(), R"("-1")");

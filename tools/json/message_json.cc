@@ -272,3 +272,61 @@ void CheckMembers(Context& c, const Json& j, std::span<const FieldSpec> fields,
 }
 
 }  // namespace kwire::json_internal
+
+namespace kwire {
+
+std::string JavaStringOf(std::string_view bytes) {
+  // The JDK's decoder (sun.nio.cs.UTF_8) with CodingErrorAction.REPLACE: a lead byte
+  // 80..C1 or F5..FF is malformed alone; a sequence whose second byte is out of its range
+  // (E0 needs A0..BF, F0 90..BF, F4 80..8F, every other lead 80..BF) is malformed after
+  // its lead; a later byte that is not 80..BF ends the malformed prefix before it; a
+  // sequence cut short by the end is one malformed prefix; a 3-byte sequence that decodes
+  // to a surrogate (ED A0..BF) is malformed whole.
+  static constexpr char kReplacement[] = "\xEF\xBF\xBD";
+  auto byte = [&](size_t k) { return static_cast<uint8_t>(bytes[k]); };
+  auto cont = [&](size_t k) { return k < bytes.size() && (byte(k) & 0xC0) == 0x80; };
+  std::string out;
+  out.reserve(bytes.size() + 8);
+  size_t i = 0;
+  while (i < bytes.size()) {
+    const uint8_t b1 = byte(i);
+    size_t len = 0;  // of the well-formed sequence at i, or 0
+    size_t bad = 1;  // bytes one U+FFFD replaces when len == 0
+    if (b1 < 0x80) {
+      len = 1;
+    } else if (b1 >= 0xC2 && b1 <= 0xDF) {
+      if (cont(i + 1)) len = 2;
+    } else if (b1 >= 0xE0 && b1 <= 0xEF) {
+      if (cont(i + 1) && !(b1 == 0xE0 && byte(i + 1) < 0xA0)) {
+        if (!cont(i + 2)) {
+          bad = 2;
+        } else if (b1 == 0xED && byte(i + 1) >= 0xA0) {
+          bad = 3;  // a surrogate
+        } else {
+          len = 3;
+        }
+      }
+    } else if (b1 >= 0xF0 && b1 <= 0xF4) {
+      if (cont(i + 1) && !(b1 == 0xF0 && byte(i + 1) < 0x90) &&
+          !(b1 == 0xF4 && byte(i + 1) > 0x8F)) {
+        if (!cont(i + 2)) {
+          bad = 2;
+        } else if (!cont(i + 3)) {
+          bad = 3;
+        } else {
+          len = 4;
+        }
+      }
+    }
+    if (len > 0) {
+      out.append(bytes.substr(i, len));
+      i += len;
+    } else {
+      out.append(kReplacement);
+      i += bad;
+    }
+  }
+  return out;
+}
+
+}  // namespace kwire

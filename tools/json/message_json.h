@@ -28,6 +28,15 @@ namespace kwire {
 /// (definition order).
 using Json = nlohmann::ordered_json;
 
+/// The string that Java's `new String(bytes, StandardCharsets.UTF_8)` reads from `bytes`
+/// (what Kafka's Readable.readString returns), as UTF-8: each ill-formed subsequence is
+/// replaced by U+FFFD as the JDK's UTF-8 decoder does it, i.e. one U+FFFD per maximal
+/// subpart (Unicode 15, section 3.9, "U+FFFD Substitution of Maximal Subparts"), except
+/// that an encoded surrogate (ED A0..BF 80..BF) is one U+FFFD for its three bytes (the
+/// JDK checks the second byte of ED only after decoding). Well-formed input is returned
+/// unchanged.
+std::string JavaStringOf(std::string_view bytes);
+
 namespace json_internal {
 
 // ---- Scalars that are not JSON numbers (message_json.cc).
@@ -43,6 +52,9 @@ struct Context {
   bool flexible;
   std::string path;
   std::string error;  ///< Empty while everything converted.
+  /// To JSON: a string that is not UTF-8 is written as Java reads it (JavaStringOf)
+  /// instead of failing.
+  bool java_strings = false;
 
   bool ok() const { return error.empty(); }
   void Fail(std::string_view what);
@@ -101,6 +113,7 @@ Json ValueToJson(Context& c, FieldType kind, const T& v) {
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (kind == FieldType::kString) {
       if (!IsValidUtf8(v)) {
+        if (c.java_strings) return Json(JavaStringOf(v));
         c.Fail("a string that is not UTF-8 has no JSON form (decoded under a quirk)");
         return Json();
       }

@@ -1,6 +1,7 @@
 #include "tools/kwire/cli.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,8 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "codec/protocol/explain.h"
@@ -42,7 +45,7 @@ constexpr const char* kMainUsage =
     "\n"
     "commands:\n"
     "  apis           list every API: key, name, request/response versions, first flexible\n"
-    "                 version, versions removed in Kafka 4.0 (KIP-896), unstable versions\n"
+    "                 version, removed versions, Kafka releases; or one API's versions\n"
     "  minimal        print the documented minimal frame of an API version as hex\n"
     "  decode         decode a frame read from stdin and print its re-encoding (or, with\n"
     "                 --json, the message as JSON)\n"
@@ -57,11 +60,19 @@ constexpr const char* kMainUsage =
     "exit status: 0 success, 1 failure, 2 usage error\n";
 
 constexpr const char* kApisUsage =
-    "usage: kwire apis\n"
+    "usage: kwire apis [<api key|name>]\n"
     "\n"
-    "One line per API key: key, name, request versions, response versions, first flexible\n"
-    "version (KIP-482), versions removed in Kafka 4.0 (KIP-896; kwire still speaks them)\n"
-    "and whether the latest version is unstable (latestVersionUnstable).\n";
+    "Without an argument, one line per API key: key, name, request and response versions,\n"
+    "first flexible version (KIP-482), versions the newest Kafka release no longer has\n"
+    "(KIP-896 in 4.0, the share-group v0 in 4.1, the ZooKeeper-only APIs; kwire still\n"
+    "speaks them), the Kafka releases that have the API (\"<=2.2\": 2.2 or earlier) and\n"
+    "notes: an unstable latest version (latestVersionUnstable), the last release of removed\n"
+    "versions, former names.\n"
+    "\n"
+    "With an API key or name (a former name works too), one line per version: flexible,\n"
+    "request and response header versions, the first Kafka release in which it is stable,\n"
+    "the last release that has it, and whether it is current, removed or unstable.\n"
+    "Releases come from the kafka-clients jars pinned in tools/kafka-releases.txt.\n";
 
 constexpr const char* kMinimalUsage =
     "usage: kwire minimal <api key|name> <version|max> <request|response>\n"
@@ -189,7 +200,8 @@ constexpr const char* kConformanceUsage =
     "`kwire testee` is kwire's own.\n"
     "  --testee CMD              the program to test\n"
     "  --category LIST           minimal (sets minimal, minimal-removed, seeds), rich,\n"
-    "                            negative, records, kip511 (ApiVersions' v0 fallback);\n"
+    "                            negative, records, kip511 (ApiVersions' v0 fallback),\n"
+    "                            java (frames written by Apache Kafka's own classes);\n"
     "                            comma-separated (default: all)\n"
     "  --api LIST                API keys or names, comma-separated\n"
     "  --version LIST            API versions, comma-separated\n"
@@ -422,23 +434,112 @@ std::string RangeText(VersionRange r) {
   return absl::StrFormat("%d-%d", r.lo, r.hi);
 }
 
+// Under kQuirkInvalidUtf8 (--quirks java) a string that is not UTF-8 is shown as Java reads
+// it (U+FFFD for each ill-formed sequence).
+ToJsonOptions JsonOptionsFor(uint32_t quirks) {
+  ToJsonOptions o;
+  o.java_strings = (quirks & kQuirkInvalidUtf8) != 0;
+  return o;
+}
+
+// "3.10" after "3.9": releases compare by major, then minor.
+bool ReleaseLess(std::string_view a, std::string_view b) {
+  auto parse = [](std::string_view s) {
+    int major = 0, minor = 0;
+    const char* end = s.data() + s.size();
+    const auto [dot, ec] = std::from_chars(s.data(), end, major);
+    if (ec == std::errc() && dot != end && *dot == '.') std::from_chars(dot + 1, end, minor);
+    return std::pair(major, minor);
+  };
+  return parse(a) < parse(b);
+}
+
+// "2.4", "<=2.2" (the oldest release imported), "-" (never stable), from a release span.
+std::string FirstRelease(const VersionReleases& r) {
+  if (r.first == nullptr) return "-";
+  return r.or_earlier ? absl::StrCat("<=", r.first) : std::string(r.first);
+}
+
+// The Kafka releases that have an API at all (unstable versions included): "<=2.2-4.4",
+// "2.8-3.9", "4.4".
+std::string ApiReleases(const ApiInfo& api) {
+  const char* first = nullptr;
+  bool or_earlier = false;
+  const char* last = nullptr;
+  for (const VersionReleases& r : api.releases) {
+    const char* f = r.seen != nullptr ? r.seen : r.first;
+    if (f != nullptr && (first == nullptr || ReleaseLess(f, first))) {
+      first = f;
+      or_earlier = r.or_earlier;
+    }
+    if (last == nullptr || ReleaseLess(last, r.last)) last = r.last;
+  }
+  if (first == nullptr) return "-";
+  if (!or_earlier && std::string_view(first) == last) return first;
+  return absl::StrCat(or_earlier ? "<=" : "", first, "-", last);
+}
+
+// One line per version of one API: the releases that have it and what it is today.
+int ApiVersionsTable(const ApiInfo& api, std::ostream& out) {
+  const VersionRange all = api.request_versions();
+  const VersionRange cur = api.current_versions();
+  out << absl::StrFormat("%d %s%s\n", api.api_key, api.name,
+                         *api.formerly != '\0' ? absl::StrCat(" (formerly ", api.formerly, ")")
+                                                : std::string());
+  out << absl::StrFormat("%-8s %-8s %-7s %-7s %-12s %-8s %s\n", "version", "flexible", "req.hdr",
+                         "resp.hdr", "first", "last", "status");
+  for (int16_t v = all.lo; v <= all.hi; ++v) {
+    const VersionReleases* r = api.ReleasesOf(v);
+    std::string status = cur.Contains(v) ? "current" : "removed";
+    if (r != nullptr && r->first == nullptr) {
+      status = absl::StrCat(status, ", unstable (", r->seen, "-", r->last, ")");
+    } else if (r != nullptr && r->seen != nullptr) {
+      status = absl::StrCat(status, " (unstable in ", r->seen, ")");
+    }
+    if (cur.Contains(v) && api.latest_unstable() && v == all.hi) status = "current, unstable";
+    std::string line = absl::StrFormat(
+        "%-8d %-8s %-7d %-7d %-12s %-8s %s", v, api.IsFlexible(v) ? "yes" : "no",
+        RequestHeaderVersion(api.api_key, v), ResponseHeaderVersion(api.api_key, v),
+        r != nullptr ? FirstRelease(*r) : "?", r != nullptr ? r->last : "?", status);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  }
+  return kExitOk;
+}
+
 int Apis(const Args& a, std::ostream& out, Usage& u) {
-  if (!RequireNoPositional(a, 0, u)) return kExitUsage;
-  out << absl::StrFormat("%-4s %-29s %-9s %-9s %-9s %-9s %s\n", "key", "name", "request",
-                         "response", "flexible", "removed", "notes");
+  if (a.positional.size() == 1) {
+    const ApiInfo* api = nullptr;
+    if (!ResolveApi(a.positional[0], api, u)) return kExitUsage;
+    return ApiVersionsTable(*api, out);
+  }
+  if (!RequireNoPositional(a, 1, u)) return kExitUsage;
+  out << absl::StrFormat("%-4s %-37s %-9s %-9s %-9s %-9s %-10s %s\n", "key", "name", "request",
+                         "response", "flexible", "removed", "kafka", "notes");
   for (const ApiInfo& api : AllApis()) {
     const VersionRange req = api.request_versions();
     const VersionRange cur = api.current_versions();
-    const std::string removed =
-        cur.lo > req.lo ? RangeText(VersionRange{req.lo, static_cast<int16_t>(cur.lo - 1)}) : "-";
+    std::string removed = "-";
+    if (cur.empty()) {
+      removed = RangeText(req);
+    } else if (cur.lo > req.lo) {
+      removed = RangeText(VersionRange{req.lo, static_cast<int16_t>(cur.lo - 1)});
+    }
     const int16_t flex = api.first_flexible_version();
-    std::string notes;
-    if (api.latest_unstable()) notes = absl::StrFormat("v%d unstable", req.hi);
-    if (cur.empty()) notes += (notes.empty() ? "" : ", ") + std::string("removed in 4.0");
-    std::string line =
-        absl::StrFormat("%-4d %-29s %-9s %-9s %-9s %-9s %s", api.api_key, api.name, RangeText(req),
-                        RangeText(api.response_versions()),
-                        flex < 0 ? "none" : absl::StrFormat("%d+", flex), removed, notes);
+    std::vector<std::string> notes;
+    if (api.latest_unstable()) notes.push_back(absl::StrFormat("v%d unstable", req.hi));
+    if (cur.empty()) {
+      const VersionReleases* r = api.ReleasesOf(req.hi);
+      notes.push_back(absl::StrCat("API removed; last in Kafka ", r != nullptr ? r->last : "?"));
+    } else if (cur.lo > req.lo) {
+      const VersionReleases* r = api.ReleasesOf(static_cast<int16_t>(cur.lo - 1));
+      notes.push_back(absl::StrFormat("v%s last in Kafka %s", removed, r != nullptr ? r->last : "?"));
+    }
+    if (*api.formerly != '\0') notes.push_back(absl::StrCat("formerly ", api.formerly));
+    std::string line = absl::StrFormat(
+        "%-4d %-37s %-9s %-9s %-9s %-9s %-10s %s", api.api_key, api.name, RangeText(req),
+        RangeText(api.response_versions()), flex < 0 ? "none" : absl::StrFormat("%d+", flex),
+        removed, ApiReleases(api), absl::StrJoin(notes, "; "));
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << "\n";
   }
@@ -700,7 +801,7 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
     what = absl::StrFormat("%s v%d, request header v%d", frame->body.spec().name,
                            frame->api_version(), frame->header_version);
     again = EncodeRequestFrame(frame->header, frame->body, EncodeOptions{f.quirks});
-    if (f.json) json = RequestFrameToJson(*frame);
+    if (f.json) json = RequestFrameToJson(*frame, JsonOptionsFor(f.quirks));
   } else {
     int16_t key = 0, version = 0;
     std::string error;
@@ -722,7 +823,7 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
                                  version, frame->header_version);
     again = EncodeResponseFrame(frame->header, key, frame->body_version, frame->body,
                                 EncodeOptions{f.quirks});
-    if (f.json) json = ResponseFrameToJson(*frame, key, version);
+    if (f.json) json = ResponseFrameToJson(*frame, key, version, JsonOptionsFor(f.quirks));
   }
   if (!again.ok()) {
     err << "kwire decode: " << prefix << what
@@ -948,7 +1049,7 @@ int ConformanceTestee(const Args& a, const std::string& dir, std::ostream& out,
     for (const std::string& name : list(*c)) {
       const auto& all = conformance::Categories();
       if (std::find(all.begin(), all.end(), name) == all.end()) {
-        u.Fail("unknown category '" + name + "' (minimal, rich, negative, records, kip511)");
+        u.Fail("unknown category '" + name + "' (minimal, rich, negative, records, kip511, java)");
         return kExitUsage;
       }
       o.categories.insert(name);

@@ -64,14 +64,36 @@ TEST(KwireCli, Apis) {
   std::vector<std::string> lines;
   std::istringstream ss(o.out);
   for (std::string l; std::getline(ss, l);) lines.push_back(l);
-  ASSERT_EQ(lines.size(), 91u);  // header + API keys 0-89
+  ASSERT_EQ(lines.size(), 96u);  // header + API keys 0-94 (Kafka 4.4)
   EXPECT_THAT(lines[0], StartsWith("key"));
   EXPECT_THAT(lines[1], StartsWith("0    Produce"));
-  EXPECT_THAT(lines[1], HasSubstr(" 0-12 "));
+  EXPECT_THAT(lines[1], HasSubstr(" 0-13 "));
   EXPECT_THAT(lines[1], HasSubstr(" 9+ "));
   EXPECT_THAT(lines[1], HasSubstr(" 0-2"));  // KIP-896 removals
+  EXPECT_THAT(lines[1], HasSubstr(" <=2.2-4.4 "));
+  EXPECT_THAT(lines[1], HasSubstr("v0-2 last in Kafka 3.9"));
+  EXPECT_THAT(lines[5], StartsWith("4    LeaderAndIsr"));
+  EXPECT_THAT(lines[5], HasSubstr("API removed; last in Kafka 3.9"));
+  EXPECT_THAT(lines[75], HasSubstr("formerly ListClientMetricsResources"));
+  EXPECT_THAT(lines[95], StartsWith("94   UnregisterController"));
   EXPECT_THAT(o.out, HasSubstr("unstable"));
-  EXPECT_EQ(Kwire({"apis", "extra"}).rc, kExitUsage);
+  EXPECT_EQ(Kwire({"apis", "1", "extra"}).rc, kExitUsage);
+  EXPECT_EQ(Kwire({"apis", "NoSuchApi"}).rc, kExitUsage);
+}
+
+TEST(KwireCli, ApisOfOneApi) {
+  const Outcome o = Kwire({"apis", "ListClientMetricsResources"});
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  std::vector<std::string> lines;
+  std::istringstream ss(o.out);
+  for (std::string l; std::getline(ss, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 4u);  // name, column heads, v0, v1
+  EXPECT_EQ(lines[0], "74 ListConfigResources (formerly ListClientMetricsResources)");
+  EXPECT_THAT(lines[2], StartsWith("0        yes      2       1       3.7          4.4      current"));
+  EXPECT_THAT(lines[3], StartsWith("1        yes      2       1       4.1          4.4      current"));
+  const Outcome sf = Kwire({"apis", "78"});
+  EXPECT_THAT(sf.out, HasSubstr("0        yes      2       1       -            4.0      removed, "
+                                "unstable (3.9-4.0)"));
 }
 
 TEST(KwireCli, Minimal) {
@@ -422,15 +444,15 @@ TEST(KwireCli, Conformance) {
   EXPECT_EQ(o.rc, kExitOk) << o.out << o.err;
   EXPECT_THAT(o.out, HasSubstr("minimal.txt"));
   EXPECT_THAT(o.out, HasSubstr("seed nodes matched"));
-  EXPECT_THAT(o.out, HasSubstr("PASS: 676 vectors, 676 passed, 0 failed"));
+  EXPECT_THAT(o.out, HasSubstr("PASS: 740 vectors, 740 passed, 0 failed"));
   std::ifstream j(junit);
   std::string xml((std::istreambuf_iterator<char>(j)), std::istreambuf_iterator<char>());
   EXPECT_THAT(xml,
-              HasSubstr("<testsuites name=\"kwire conformance\" tests=\"676\" failures=\"0\""));
+              HasSubstr("<testsuites name=\"kwire conformance\" tests=\"740\" failures=\"0\""));
   std::ifstream k(json);
   std::string js((std::istreambuf_iterator<char>(k)), std::istreambuf_iterator<char>());
   EXPECT_THAT(js, HasSubstr("\"ok\": true"));
-  EXPECT_THAT(js, HasSubstr("\"total\": 676"));
+  EXPECT_THAT(js, HasSubstr("\"total\": 740"));
   // Default directory (the source tree's, in a build tree).
   EXPECT_EQ(Kwire({"conformance"}).rc, kExitOk);
   EXPECT_EQ(Kwire({"conformance", "/nonexistent/dir"}).rc, kExitUsage);
@@ -472,7 +494,7 @@ TEST(KwireCli, DecodeJsonEncodeRoundTrip) {
     EXPECT_EQ(f.out, hex + "\n") << j.out;
     ++n;
   }
-  EXPECT_EQ(n, 608u);
+  EXPECT_EQ(n, 618u);
 }
 
 TEST(KwireCli, EncodeErrors) {

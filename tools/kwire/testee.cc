@@ -56,12 +56,15 @@ Json Answer(const Json& q, uint32_t quirks, RecordsMode records) {
   options.records_mode = records;
   absl::StatusOr<std::vector<uint8_t>> again;
   absl::StatusOr<Json> json = Json();
+  // Under kQuirkInvalidUtf8 (--quirks java) a string is answered as Java reads it.
+  ToJsonOptions json_options;
+  json_options.java_strings = (quirks & kQuirkInvalidUtf8) != 0;
   if (request) {
     absl::StatusOr<RequestFrame> f = DecodeRequestFrame(bytes, options);
     if (!f.ok()) return Rejected(f.status());
     if (op == "validate") return {{"result", "ok"}};
     if (op == "roundtrip") again = EncodeRequestFrame(f->header, f->body, EncodeOptions{quirks});
-    else json = RequestFrameToJson(*f);
+    else json = RequestFrameToJson(*f, json_options);
   } else {
     if (FindApi(key) == nullptr) {
       return {{"result", "unsupported"}, {"reason", absl::StrCat("no API key ", key)}};
@@ -72,7 +75,7 @@ Json Answer(const Json& q, uint32_t quirks, RecordsMode records) {
     if (op == "roundtrip") {
       again = EncodeResponseFrame(f->header, key, f->body_version, f->body, EncodeOptions{quirks});
     } else {
-      json = ResponseFrameToJson(*f, key, version);
+      json = ResponseFrameToJson(*f, key, version, json_options);
     }
     // KIP-511: an ApiVersions response read as its v0 fallback says so (testee protocol,
     // conformance/README.md: "body_version").

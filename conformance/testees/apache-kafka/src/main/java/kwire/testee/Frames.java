@@ -11,7 +11,6 @@ import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.protocol.Readable;
-import org.apache.kafka.common.utils.internals.AppInfoParser;
 
 /**
  * Frames (int32 size, header, body) through Kafka's generated classes: the request header as
@@ -75,7 +74,7 @@ final class Frames {
   }
 
   static String release() {
-    return "Apache Kafka " + AppInfoParser.getVersion();
+    return "Apache Kafka " + Compat.kafkaVersion();
   }
 
   static short lowest(ApiMessageType t) {
@@ -174,7 +173,7 @@ final class Frames {
       d.bodyVersion = r.version;
       if (t == ApiMessageType.API_VERSIONS && r.version != 0) {
         // ApiVersionsResponse.parse: on any failure read the body again at v0 (KIP-511).
-        Readable saved = acc.slice();
+        Readable saved = new ByteBufferAccessor(buf.duplicate());  // from the body's first byte
         try {
           d.body.read(acc, r.version);
         } catch (RuntimeException e) {
@@ -246,7 +245,7 @@ final class Frames {
 
   /** --versions: the release's API keys and versions, for README.md. */
   static void printVersions(PrintStream out) {
-    out.println("# " + release() + " (commit " + AppInfoParser.getCommitId() + ")");
+    out.println("# " + release() + " (commit " + Compat.commitId() + ")");
     out.println("# key name lowest highest(unstable included) highest(stable) deprecated unstable");
     for (ApiMessageType t : ApiMessageType.values()) {
       String dep = t.lowestDeprecatedVersion() <= t.highestDeprecatedVersion()

@@ -25,8 +25,6 @@ import java.util.Map;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
-import org.apache.kafka.common.record.internal.BaseRecords;
-import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
  * Between Kafka's own JSON form of a message (the generated {@code <Message>JsonConverter}
@@ -191,14 +189,14 @@ final class Mapping {
     if (r == null) {
       return NullNode.instance;
     }
-    if (r instanceof MemoryRecords) {
-      ByteBuffer b = ((MemoryRecords) r).buffer().duplicate();
+    ByteBuffer b = Compat.memoryRecordsBuffer(r);
+    if (b != null) {
       byte[] bytes = new byte[b.remaining()];
       b.get(bytes);
       return TextNode.valueOf(HEX.formatHex(bytes));
     }
     throw new IllegalStateException("records of class " + r.getClass().getName()
-        + " (" + ((BaseRecords) r).sizeInBytes() + " bytes) cannot be read back");
+        + " (" + Compat.sizeInBytes(r) + " bytes) cannot be read back");
   }
 
   private static JsonNode scalar(String type, JsonNode v, String path) {

@@ -22,12 +22,45 @@ final class Specs {
   static final Set<String> PRIMITIVES = Set.of("bool", "int8", "int16", "uint16", "int32",
       "uint32", "int64", "float64", "string", "bytes", "records", "uuid");
 
+  /** A version range of the definitions: "3+", "0-7", "5", "none". */
+  static final class Range {
+    final int lo;
+    final int hi;
+
+    Range(int lo, int hi) {
+      this.lo = lo;
+      this.hi = hi;
+    }
+
+    static Range parse(String s) {
+      if (s == null || s.equals("none")) {
+        return new Range(0, -1);
+      }
+      if (s.endsWith("+")) {
+        return new Range(Integer.parseInt(s.substring(0, s.length() - 1)), Short.MAX_VALUE);
+      }
+      int dash = s.indexOf('-');
+      if (dash > 0) {
+        return new Range(Integer.parseInt(s.substring(0, dash)), Integer.parseInt(s.substring(dash + 1)));
+      }
+      int v = Integer.parseInt(s);
+      return new Range(v, v);
+    }
+
+    boolean contains(int v) {
+      return v >= lo && v <= hi;
+    }
+  }
+
   /** A field of a struct. {@code type} is the element type for arrays. */
   static final class Field {
     final String name;      // as in the definition: "TopicId"
     final String javaName;  // what the converters and accessors use: "topicId"
     final boolean array;
     final String type;      // "int32", "uuid", ... or a struct's name
+    Range versions = new Range(0, Short.MAX_VALUE);
+    Range nullable = new Range(0, -1);
+    Range tagged = new Range(0, -1);
     private final Message owner;
 
     Field(String name, boolean array, String type, Message owner) {
@@ -68,6 +101,7 @@ final class Specs {
   /** One definition file. */
   static final class Message {
     final String name;
+    Range flexible = new Range(0, -1);
     final Struct top = new Struct();
     final Map<String, Struct> structs = new HashMap<>();
 
@@ -110,6 +144,7 @@ final class Specs {
       throw new IllegalStateException("cannot read " + path + ": " + e, e);
     }
     Message m = new Message(name);
+    m.flexible = Range.parse(root.has("flexibleVersions") ? root.get("flexibleVersions").asText() : null);
     // Struct types: declared inline in a field ("fields") or in "commonStructs".
     for (JsonNode cs : iter(root.get("commonStructs"))) {
       Struct s = new Struct();
@@ -126,6 +161,9 @@ final class Specs {
       boolean array = t.startsWith("[]");
       String elem = array ? t.substring(2) : t;
       Field field = new Field(f.get("name").asText(), array, elem, m);
+      field.tagged = Range.parse(f.has("taggedVersions") ? f.get("taggedVersions").asText() : null);
+      field.versions = f.has("versions") ? Range.parse(f.get("versions").asText()) : field.tagged;
+      field.nullable = Range.parse(f.has("nullableVersions") ? f.get("nullableVersions").asText() : null);
       into.add(field);
       if (f.has("fields") && !PRIMITIVES.contains(elem)) {
         Struct s = m.structs.get(elem);

@@ -9,9 +9,12 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import org.apache.kafka.common.utils.internals.AppInfoParser;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * The Apache Kafka testee for kwire's conformance runner: conformance/README.md, "Testing
@@ -27,10 +30,15 @@ public final class Testee {
 
   private Testee() {}
 
-  public static void main(String[] args) throws IOException {
+  public static void main(String[] args) throws Throwable {
     // The protocol owns stdout; anything else that prints goes to stderr.
     PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
     System.setOut(System.err);
+    if (args.length > 0 && args[0].equals("--generate")) {
+      int rc = Generate.run(out, System.err);
+      out.flush();
+      System.exit(rc);
+    }
     if (args.length > 0 && args[0].equals("--versions")) {
       Frames.printVersions(out);
       out.flush();
@@ -65,7 +73,8 @@ public final class Testee {
       a.put("type", "hello");
       a.put("protocol", 1);
       a.put("name", "apache-kafka");
-      a.put("version", AppInfoParser.getVersion());
+      a.put("version", Compat.kafkaVersion()
+          + (Fallback.command() != null ? " (versions it lacks: " + Fallback.release() + ")" : ""));
       a.putArray("operations").add("decode").add("encode").add("roundtrip").add("validate");
       return a;
     }
@@ -73,6 +82,14 @@ public final class Testee {
     a.set("seq", q.get("seq"));
     try {
       Frames.Request r = new Frames.Request(q);
+      if (Fallback.command() != null) {
+        try {
+          Frames.supported(r.apiKey, r.version);
+        } catch (Frames.Unsupported u) {
+          // A version this release removed (or never had): the older release answers.
+          return Fallback.ask(line);
+        }
+      }
       switch (q.path("op").asText()) {
         case "decode": {
           Frames.Decoded d = Frames.decode(r);
@@ -124,6 +141,47 @@ public final class Testee {
       a.put("error", t.toString() + at(t));
     }
     return a;
+  }
+
+  /**
+   * The older release (kafka-clients 3.9.2) in a second JVM for the versions this one does not
+   * have: KIP-896's removals in 4.0 and the ZooKeeper-only APIs. run.sh builds it and passes
+   * its command line in the system property kwire.testee.fallback (tab-separated) and its
+   * release in kwire.testee.fallback.release; started on first use, fed the same request
+   * lines, its answers passed on as they are.
+   */
+  static final class Fallback {
+    private static Process process;
+    private static BufferedReader answers;
+    private static OutputStream requests;
+
+    static List<String> command() {
+      String c = System.getProperty("kwire.testee.fallback", "");
+      return c.isEmpty() ? null : new ArrayList<>(Arrays.asList(c.split("\t")));
+    }
+
+    static String release() {
+      return "Apache Kafka " + System.getProperty("kwire.testee.fallback.release", "?");
+    }
+
+    static ObjectNode ask(String line) throws IOException {
+      if (process == null || !process.isAlive()) {
+        ProcessBuilder pb = new ProcessBuilder(command());
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        process = pb.start();
+        answers = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        requests = process.getOutputStream();
+      }
+      requests.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      requests.flush();
+      String answer = answers.readLine();
+      if (answer == null) {
+        process.destroy();
+        process = null;
+        throw new IOException(release() + " (the second JVM) ended without answering");
+      }
+      return (ObjectNode) JSON.readTree(answer);
+    }
   }
 
   private static String at(Throwable t) {
