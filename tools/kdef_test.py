@@ -3,8 +3,10 @@
 Run from the project root:
     python3 -m unittest discover -s tools -p '*_test.py'
 
-The cases that import the real Kafka schemas run only when KWIRE_KAFKA_SCHEMAS
-(and, for the KIP-896 merge, KWIRE_KAFKA_SCHEMAS_PRE40) name directories.
+The cases that import the real Kafka definitions read the kafka-clients jars
+pinned in tools/kafka-releases.txt, and skip when they are not on this machine
+(python3 tools/kafka_defs.py --jars-only fetches them; with
+KWIRE_REQUIRE_KAFKA_JARS=1 they fail instead).
 """
 
 import contextlib
