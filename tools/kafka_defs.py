@@ -60,12 +60,29 @@ def read_pins(path: str = PINS) -> List[Tuple[str, str, str]]:
             if not line:
                 continue
             parts = line.split()
-            if len(parts) != 3 or len(parts[2]) != 64:
+            if len(parts) != 3 or len(parts[2]) != 64 or \
+                    any(c not in "0123456789abcdefABCDEF" for c in parts[2]):
                 raise SystemExit("%s:%d: expected 'release version sha256'" % (path, n))
-            pins.append((parts[0], parts[1], parts[2].lower()))
+            rel, ver = parts[0], parts[1]
+            key = _release_key(rel)
+            if key is None or not ver.startswith(rel + "."):
+                raise SystemExit("%s:%d: release %r must be MAJOR.MINOR and version %r one "
+                                 "of its patches" % (path, n, rel, ver))
+            if pins and key >= _release_key(pins[-1][0]):
+                raise SystemExit("%s:%d: release %s after %s: one line per release, newest "
+                                 "first" % (path, n, rel, pins[-1][0]))
+            pins.append((rel, ver, parts[2].lower()))
     if not pins:
         raise SystemExit("%s: no releases" % path)
     return pins
+
+
+def _release_key(rel: str):
+    """(major, minor) of "4.4", or None."""
+    parts = rel.split(".")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])
 
 
 def _sha256(path: str) -> str:
@@ -89,8 +106,10 @@ def jar(version: str, sha256: str, log=print, download: bool = True) -> str:
                       "kafka", "kafka-clients", version, name)
     cached = os.path.join(cache_dir(), name)
     for p in (m2, cached):
-        if os.path.isfile(p) and _sha256(p) == sha256:
-            return p
+        if os.path.isfile(p):
+            if _sha256(p) == sha256:
+                return p
+            log("kafka_defs: %s does not have the pinned sha256; not used" % p)
     if not download:
         return ""
     url = "%s/org/apache/kafka/kafka-clients/%s/%s" % (CENTRAL, version, name)
@@ -103,6 +122,7 @@ def jar(version: str, sha256: str, log=print, download: bool = True) -> str:
         got = _sha256(tmp)
         if got != sha256:
             raise SystemExit("kafka_defs: %s: sha256 %s, pinned %s" % (url, got, sha256))
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would keep the cache to one user
         os.replace(tmp, cached)
     finally:
         if os.path.exists(tmp):

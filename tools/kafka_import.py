@@ -681,6 +681,31 @@ def wire_layout(m: Message, v: int) -> tuple:
     return (m.is_flexible(v), tuple(rows))
 
 
+def wire_shape(m: Message, v: int) -> tuple:
+    """What decides the bytes of version ``v`` of ``m``, and nothing else: the
+    flexible flag and, in wire order, the type of every field that is not a
+    tagged field at v (structs by their fields, whatever their names).  Field
+    names, nullability (a null is a length or marker either way) and tagged
+    fields (any reader skips an unknown tag, and Kafka adds them without a new
+    version) are left out, and records are bytes, so two releases with the same
+    shape of v read each other's frames."""
+    def rec(fields):
+        out = []
+        for f in fields:
+            if not f.present_in(v) or f.tagged_in(v):
+                continue
+            if f.is_struct:
+                out.append((("[]" if f.is_array else "") + "struct",
+                            tuple(rec(m.struct_fields(f)))))
+            else:
+                # A records field is bytes on the wire (2.2-2.7 defined Produce's and
+                # Fetch's as "bytes").
+                out.append(f.type.replace("records", "bytes"))
+            out.append(m.field_flexible_in(f, v))
+        return out
+    return (m.is_flexible(v), tuple(rec(m.fields)))
+
+
 def self_check(merged: Message, new: Message, old: Optional[Message]) -> None:
     """Fail unless every version's layout equals the responsible source's,
     and tagged fields only appear in flexible versions."""
@@ -779,19 +804,36 @@ def _same_message(release: Dict[str, Message], m: Message) -> Optional[Message]:
     return release.get(m.name)
 
 
-def release_spans(versions: VersionRange,
-                  chain: List[Tuple[str, Optional[Message]]]) -> List[kdef.Release]:
-    """For each version of ``versions``: the first release in which it is
-    stable, the first that has it at all, the last that has it; ``chain`` is
+def release_spans(merged: Message, chain: List[Tuple[str, Optional[Message]]],
+                  notes: Optional[List[str]] = None,
+                  partner: Optional[Tuple[Message, List[Tuple[str, Optional[Message]]]]] = None
+                  ) -> List[kdef.Release]:
+    """For each version of ``merged``: the first release in which it is stable,
+    the first that has it at all, the last that has it; ``chain`` is
     ``[(release, message or None)]`` newest first, its last entry the oldest
-    release imported.  Consecutive versions with the same facts share a row."""
+    release imported.  A release counts for v only while its wire shape of v
+    (wire_shape) is ``merged``'s, and that of ``partner`` (the response of a
+    request: ``(merged, chain)``) is the partner's: going back from the newest,
+    the first release that had v in another shape (a version still in
+    development, which Kafka marked ``latestVersionUnstable`` only from 3.5 on,
+    e.g. EndQuorumEpoch v0 of 2.7) and every older one are left out, with a
+    note.  Consecutive versions with the same facts share a row."""
+    pairs = [(merged, chain)] + ([partner] if partner else [])
     oldest = chain[-1][0]
     rows: List[kdef.Release] = []
-    for v in versions.versions():
+    for v in merged.valid.versions():
         present, stable = [], []
-        for label, m in chain:
+        for i, (label, m) in enumerate(chain):
             if m is None or is_tombstone(m) or not m.valid.contains(v):
                 continue
+            other = [(mm.name, c[i][1]) for mm, c in pairs
+                     if c[i][1] is None or wire_shape(c[i][1], v) != wire_shape(mm, v)]
+            if other:
+                if notes is not None:
+                    notes.append("%s v%d: kafka-clients %s had another wire shape (in "
+                                 "development); releases from %s back not counted"
+                                 % (other[0][0], v, label, label))
+                break
             present.append(label)
             if not (m.unstable_latest and v == m.valid.hi):
                 stable.append(label)
@@ -800,7 +842,7 @@ def release_spans(versions: VersionRange,
         first = stable[-1] if stable else None
         seen = present[-1] if present[-1] != first else None
         r = kdef.Release(VersionRange(v, v), first, present[0], seen,
-                         first is not None and first == oldest)
+                         first is not None and first == oldest and first == present[-1])
         prev = rows[-1] if rows else None
         if (prev is not None and prev.versions.hi == v - 1 and
                 (prev.first, prev.last, prev.seen, prev.or_earlier) ==
@@ -825,6 +867,7 @@ def build_releases(releases: List[Tuple[str, Dict[str, Message]]], upstream: str
     names it had before.  ``skip`` names messages left out, each with why."""
     newest = releases[0][1]
     out: Dict[str, Message] = {}
+    spans: Dict[str, Tuple[Message, List[Tuple[str, Optional[Message]]]]] = {}
     notes: List[str] = list(NOTES)
     for name in sorted(newest):
         top = newest[name]
@@ -872,8 +915,8 @@ def build_releases(releases: List[Tuple[str, Dict[str, Message]]], upstream: str
         if merged.type in ("request", "response"):
             # Headers and data records got their JSON files later than the
             # versions they describe (RequestHeader.json is "0" in 2.2-2.3),
-            # so only API versions get release spans.
-            merged.releases = release_spans(merged.valid, chain)
+            # so only API versions get release spans (below, per API).
+            spans[name] = (merged, chain)
         former = []
         for label, m in chain:
             if m is not None and m.name != top.name and m.name not in former:
@@ -885,13 +928,17 @@ def build_releases(releases: List[Tuple[str, Dict[str, Message]]], upstream: str
             if name not in newest and _same_message(newest, rs[name]) is None:
                 notes.append("%s: only in kafka-clients %s and older; not imported"
                              % (name, label))
-    # Kafka marks only the request latestVersionUnstable; the response of an
-    # unstable version is just as unstable, so it takes the request's spans.
-    for m in out.values():
-        if m.type == "response":
-            req = [r for r in out.values() if r.type == "request" and r.api_key == m.api_key]
-            if req:
-                m.releases = list(req[0].releases)
+    # Per API: Kafka marks only the request latestVersionUnstable, and a release
+    # has a version only if it has the request's and the response's shape of it;
+    # the response gets the request's spans.
+    for name, (req, chain) in spans.items():
+        if req.type != "request":
+            continue
+        resp = next((m for m in spans.values()
+                     if m[0].type == "response" and m[0].api_key == req.api_key), None)
+        req.releases = release_spans(req, chain, notes, resp)
+        if resp is not None:
+            resp[0].releases = list(req.releases)
     notes = sorted(set(notes), key=notes.index)
     _check_pairs(out)
     summary(out, log)

@@ -468,6 +468,11 @@ class ReleaseJarsTest(unittest.TestCase):
                    for r in msgs["ProduceRequest"].releases}
         self.assertEqual(produce["0-2"], ("2.2", True, "3.9"))
         self.assertEqual(produce["13"], ("4.1", False, "4.4"))
+        # A release whose version had another wire shape (in development before
+        # Kafka marked unstable versions) does not count: EndQuorumEpoch v0 of 2.7
+        # had Topics.Partitions.ReplicaId, which 2.8 dropped.
+        self.assertEqual([(r.first, r.or_earlier) for r in msgs["EndQuorumEpochRequest"].releases
+                          if r.versions.contains(0)], [("2.8", False)])
         # The response of an unstable request version is unstable too.
         self.assertEqual(msgs["OffsetCommitResponse"].releases,
                          msgs["OffsetCommitRequest"].releases)
