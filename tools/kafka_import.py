@@ -823,16 +823,17 @@ def release_spans(merged: Message, chain: List[Tuple[str, Optional[Message]]],
     rows: List[kdef.Release] = []
     for v in merged.valid.versions():
         present, stable = [], []
+        want = [wire_shape(mm, v) for mm, _ in pairs]
         for i, (label, m) in enumerate(chain):
             if m is None or is_tombstone(m) or not m.valid.contains(v):
                 continue
-            other = [(mm.name, c[i][1]) for mm, c in pairs
-                     if c[i][1] is None or wire_shape(c[i][1], v) != wire_shape(mm, v)]
+            other = [mm.name for (mm, c), shape in zip(pairs, want)
+                     if c[i][1] is None or wire_shape(c[i][1], v) != shape]
             if other:
                 if notes is not None:
                     notes.append("%s v%d: kafka-clients %s had another wire shape (in "
                                  "development); releases from %s back not counted"
-                                 % (other[0][0], v, label, label))
+                                 % (other[0], v, label, label))
                 break
             present.append(label)
             if not (m.unstable_latest and v == m.valid.hi):

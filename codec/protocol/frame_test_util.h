@@ -160,10 +160,10 @@ struct Decoded {
 
 /// Keeps the re-encoding in `out`; a failure is a test failure, except a repeated unknown
 /// tag under kQuirkUnorderedTags, which is kept in out.reencode_error.
-inline void KeepReencoding(const absl::StatusOr<std::vector<uint8_t>>& again, uint32_t quirks,
+inline void KeepReencoding(absl::StatusOr<std::vector<uint8_t>> again, uint32_t quirks,
                            Decoded& out) {
   if (again.ok()) {
-    out.reencoded = *again;
+    out.reencoded = *std::move(again);
     return;
   }
   out.reencode_error = ErrorOf(again.status());

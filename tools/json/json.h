@@ -30,6 +30,14 @@ struct ToJsonOptions {
   /// Apache Kafka's Readable.readString returns, so that `--quirks java` shows what Java
   /// reads. The JSON then no longer encodes back to the frame's bytes.
   bool java_strings = false;
+
+  /// The options that show what a decode under `quirks` (DecodeOptions::quirks) read:
+  /// java_strings when kQuirkInvalidUtf8 kept strings that are not UTF-8.
+  static ToJsonOptions ForQuirks(uint32_t quirks) {
+    ToJsonOptions o;
+    o.java_strings = (quirks & kQuirkInvalidUtf8) != 0;
+    return o;
+  }
 };
 
 /// `m` (a body or header) at `version` as a JSON object. Fails (kInvalidArgument)

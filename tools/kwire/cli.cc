@@ -434,14 +434,6 @@ std::string RangeText(VersionRange r) {
   return absl::StrFormat("%d-%d", r.lo, r.hi);
 }
 
-// Under kQuirkInvalidUtf8 (--quirks java) a string that is not UTF-8 is shown as Java reads
-// it (U+FFFD for each ill-formed sequence).
-ToJsonOptions JsonOptionsFor(uint32_t quirks) {
-  ToJsonOptions o;
-  o.java_strings = (quirks & kQuirkInvalidUtf8) != 0;
-  return o;
-}
-
 // "3.10" after "3.9": releases compare by major, then minor.
 bool ReleaseLess(std::string_view a, std::string_view b) {
   auto parse = [](std::string_view s) {
@@ -801,7 +793,7 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
     what = absl::StrFormat("%s v%d, request header v%d", frame->body.spec().name,
                            frame->api_version(), frame->header_version);
     again = EncodeRequestFrame(frame->header, frame->body, EncodeOptions{f.quirks});
-    if (f.json) json = RequestFrameToJson(*frame, JsonOptionsFor(f.quirks));
+    if (f.json) json = RequestFrameToJson(*frame, ToJsonOptions::ForQuirks(f.quirks));
   } else {
     int16_t key = 0, version = 0;
     std::string error;
@@ -823,7 +815,7 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
                                  version, frame->header_version);
     again = EncodeResponseFrame(frame->header, key, frame->body_version, frame->body,
                                 EncodeOptions{f.quirks});
-    if (f.json) json = ResponseFrameToJson(*frame, key, version, JsonOptionsFor(f.quirks));
+    if (f.json) json = ResponseFrameToJson(*frame, key, version, ToJsonOptions::ForQuirks(f.quirks));
   }
   if (!again.ok()) {
     err << "kwire decode: " << prefix << what

@@ -57,8 +57,7 @@ Json Answer(const Json& q, uint32_t quirks, RecordsMode records) {
   absl::StatusOr<std::vector<uint8_t>> again;
   absl::StatusOr<Json> json = Json();
   // Under kQuirkInvalidUtf8 (--quirks java) a string is answered as Java reads it.
-  ToJsonOptions json_options;
-  json_options.java_strings = (quirks & kQuirkInvalidUtf8) != 0;
+  const ToJsonOptions json_options = ToJsonOptions::ForQuirks(quirks);
   if (request) {
     absl::StatusOr<RequestFrame> f = DecodeRequestFrame(bytes, options);
     if (!f.ok()) return Rejected(f.status());
