@@ -3,6 +3,8 @@
 //   accept: the frame decodes (strict), its header version is the stated one, its JSON
 //           mapping equals the vector's header and body, it re-encodes byte-identically,
 //           and the vector's JSON encodes (FrameFromJson) to the frame;
+//   refuse: a broker reads it (ReadRequestAsBroker) and refuses the stated partitions
+//           with the stated error codes and faults; otherwise as accept;
 //   reject: the strict decoder refuses it with the stated kind, byte offset and field
 //           path, and the Java-compatible decoder (kQuirksJava) accepts it exactly when
 //           the vector is marked `lenient` (Apache Kafka's Java decoder accepts it).
@@ -19,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codec/protocol/frame.h"
+#include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
 #include "codec/protocol/frame_test_util.h"
 #include "tools/json/json.h"
@@ -68,6 +71,9 @@ frame_testing::Case CaseOf(const nlohmann::json& v) {
           v["version"].get<int16_t>()};
 }
 
+void CompareWithVector(const Json& decoded, const nlohmann::json& v,
+                       const std::vector<uint8_t>& frame, std::vector<std::string>& failures);
+
 std::vector<std::string> CheckAccept(const nlohmann::json& v) {
   std::vector<std::string> failures;
   const std::vector<uint8_t> frame = Bytes(v["frame"]);
@@ -78,6 +84,15 @@ std::vector<std::string> CheckAccept(const nlohmann::json& v) {
   if (d.reencoded != frame) failures.push_back("re-encodes differently");
   absl::StatusOr<Json> j = json_testing::FrameJson(c, frame);
   if (!j.ok()) return {absl::StrCat("no JSON form: ", j.status().message())};
+  CompareWithVector(*j, v, frame, failures);
+  return failures;
+}
+
+// The checks an accept and a refuse vector share: kwire's JSON of the frame `j` against
+// the vector, and the vector's JSON encoded back to `frame`.
+void CompareWithVector(const Json& decoded, const nlohmann::json& v,
+                       const std::vector<uint8_t>& frame, std::vector<std::string>& failures) {
+  const Json* j = &decoded;
   if ((*j)["api_key"] != v["api_key"] || (*j)["version"] != v["version"]) {
     failures.push_back(absl::StrCat("decoded as API ", (*j)["api_key"].dump(), " v",
                                     (*j)["version"].dump()));
@@ -97,6 +112,64 @@ std::vector<std::string> CheckAccept(const nlohmann::json& v) {
     failures.push_back(absl::StrCat("its JSON does not encode: ", built.status().message()));
   } else if (*built != frame) {
     failures.push_back("its JSON encodes to other bytes");
+  }
+}
+
+// refuse: a broker reads the request (ReadRequestAsBroker, strict) and refuses exactly
+// the vector's parts with its error codes and faults (kind, offset, path); the rest is as
+// for accept; DecodeRequestFrame, which takes no partition apart, fails on the first.
+std::vector<std::string> CheckRefuse(const nlohmann::json& v) {
+  std::vector<std::string> failures;
+  const std::vector<uint8_t> frame = Bytes(v["frame"]);
+  if (v["direction"] != "request") return {"a refuse vector that is not a request"};
+  absl::StatusOr<BrokerRead> read = ReadRequestAsBroker(frame);
+  if (!read.ok()) return {absl::StrCat("does not read: ", read.status().message())};
+  nlohmann::json mine = nlohmann::json::array();
+  bool kafka_appends = true;
+  for (const Refusal& r : read->refusals) {
+    mine.push_back({{"part", r.part}, {"error_code", r.error_code}, {"error", r.error_name},
+                    {"kind", FormatErrorKind(r.fault.kind)}, {"offset", r.fault.offset},
+                    {"path", r.fault.path}});
+    if (r.whole_request) mine.back()["whole_request"] = true;
+    kafka_appends = kafka_appends && r.kafka_appends;
+  }
+  if (mine != v["refusals"]) {
+    failures.push_back(absl::StrCat("refusals differ: kwire ", mine.dump(), " vector ",
+                                    v["refusals"].dump()));
+  }
+  // lenient: Apache Kafka's broker appends what kwire refuses (Refusal::kafka_appends).
+  if (kafka_appends != v["lenient"].get<bool>()) {
+    failures.push_back(absl::StrCat("kafka_appends is ", kafka_appends, ", lenient ",
+                                    v["lenient"].dump()));
+  }
+  // Under Java's rules (kQuirksJava, records validated with them) a non-lenient vector is
+  // refused alike; a lenient one is read whole, but for a batch cut short after complete
+  // ones, which kwire refuses under every rule (codec/records/README.md).
+  FrameOptions java;
+  java.decode.quirks = kQuirksJava;
+  absl::StatusOr<BrokerRead> as_java = ReadRequestAsBroker(frame, java);
+  if (!as_java.ok()) {
+    failures.push_back(absl::StrCat("kQuirksJava: does not read: ", as_java.status().message()));
+  } else if (!v["lenient"].get<bool>()) {
+    if (as_java->refusals.size() != read->refusals.size() ||
+        (!as_java->refusals.empty() &&
+         as_java->refusals[0].error_code != read->refusals[0].error_code)) {
+      failures.push_back("kQuirksJava refuses it otherwise");
+    }
+  } else if (!as_java->refusals.empty() && !as_java->refusals[0].kafka_appends) {
+    failures.push_back("kQuirksJava refuses a lenient vector");
+  }
+  absl::StatusOr<std::vector<uint8_t>> again =
+      EncodeRequestFrame(read->frame.header, read->frame.body);
+  if (!again.ok() || *again != frame) failures.push_back("re-encodes differently");
+  absl::StatusOr<Json> j = RequestFrameToJson(read->frame);
+  if (!j.ok()) return {absl::StrCat("no JSON form: ", j.status().message())};
+  CompareWithVector(*j, v, frame, failures);
+  auto whole = DecodeRequestFrame(frame);
+  if (whole.ok() || read->refusals.empty() ||
+      frame_testing::ErrorOf(whole.status()) != read->refusals[0].fault) {
+    failures.push_back(absl::StrCat("DecodeRequestFrame does not fail with the first refusal's "
+                                    "fault: ", whole.status().ToString()));
   }
   return failures;
 }
@@ -159,13 +232,15 @@ TEST(JsonlVectors, KwireAgreesWithTheReference) {
   EXPECT_EQ(per_set["records"], 79u);
   EXPECT_EQ(per_set["kip511"], 15u);  // ApiVersions v1-5: fallback, empty, error 0
   EXPECT_EQ(per_set["java"], 1236u);  // written by kafka-clients 4.4.0: 618 x full, sparse
-  size_t failed = 0, expected_failed = 0, accepted = 0, rejected = 0;
+  size_t failed = 0, expected_failed = 0, accepted = 0, rejected = 0, refused = 0;
   std::map<std::string, size_t> failed_by_kind;
   for (const Line& l : lines) {
     const bool accept = l.v["expect"] == "accept";
+    const bool refuse = l.v["expect"] == "refuse";
     const std::string id = l.v["id"].get<std::string>();
-    std::vector<std::string> failures = accept ? CheckAccept(l.v) : CheckReject(l.v);
-    (accept ? accepted : rejected)++;
+    std::vector<std::string> failures =
+        accept ? CheckAccept(l.v) : refuse ? CheckRefuse(l.v) : CheckReject(l.v);
+    (accept ? accepted : refuse ? refused : rejected)++;
     auto listed = expected.find(id);
     if (listed != expected.end()) {
       EXPECT_FALSE(failures.empty()) << id << " passes now: take it off the expected failures";
@@ -175,14 +250,16 @@ TEST(JsonlVectors, KwireAgreesWithTheReference) {
     }
     if (failures.empty()) continue;
     ++failed;
-    if (!accept) ++failed_by_kind[l.v["error"]["kind"].get<std::string>()];
+    if (!accept && !refuse) ++failed_by_kind[l.v["error"]["kind"].get<std::string>()];
     ADD_FAILURE() << l.file << ":" << l.number << " " << id << ": "
                   << absl::StrJoin(failures, "; ");
   }
   EXPECT_EQ(failed, 0u) << "of " << lines.size() << " vectors; rejects failing by kind: "
                         << absl::StrJoin(failed_by_kind, ", ", absl::PairFormatter("="));
   for (const auto& [id, reason] : expected) ADD_FAILURE() << "listed vector " << id << " not found";
-  EXPECT_EQ(accepted + rejected, lines.size());
+  EXPECT_EQ(accepted + rejected + refused, lines.size());
+  // The records set's Produce faults: 35 partitions a broker refuses (FORMAT.md, "refuse").
+  EXPECT_EQ(refused, 35u);
   // The known disagreements (conformance/jsonl_expected_failures.txt), all rejects.
   EXPECT_EQ(expected_failed, 0u);
 }

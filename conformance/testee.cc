@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <span>
 
 #include "absl/strings/str_cat.h"
@@ -168,6 +169,39 @@ std::string ErrorOfAnswer(const Json& a) {
   if (auto it = a.find("path"); it != a.end() && it->is_string()) where.push_back(absl::StrCat("in ", it->get<std::string>()));
   if (!where.empty()) absl::StrAppend(&s, s.empty() ? "" : " ", "[", absl::StrJoin(where, " "), "]");
   return Clean(s);
+}
+
+// "INVALID_RECORD (87) for ProduceRequest.TopicData[0].PartitionData[0].Records": the
+// refusals a refuse vector expects, or an answer gives.
+std::string RefusalsText(const Json& refusals) {
+  std::vector<std::string> parts;
+  if (refusals.is_array()) {
+    for (const Json& r : refusals) {
+      if (!r.is_object()) continue;
+      parts.push_back(absl::StrFormat(
+          "%s (%s) for %s", r.contains("error") ? r["error"].dump() : "?",
+          r.contains("error_code") ? r["error_code"].dump() : "?",
+          r.contains("part") && r["part"].is_string() ? r["part"].get<std::string>() : "?"));
+    }
+  }
+  return Clean(absl::StrJoin(parts, "; "));
+}
+
+// Compares an answer's "refusals" with the vector's: the same parts, in order, each with
+// the same error code. kind, offset and path are shown, never judged (as for rejects).
+std::optional<std::string> RefusalsDifference(const JsonlVector& v, const Json& a) {
+  const Json& want = v.record["refusals"];
+  auto it = a.find("refusals");
+  if (it == a.end() || !it->is_array()) return "the answer has no \"refusals\" array";
+  const Json& got = *it;
+  bool same = got.size() == want.size();
+  for (size_t i = 0; same && i < got.size(); ++i) {
+    same = got[i].is_object() && got[i].value("part", Json()) == want[i]["part"] &&
+           got[i].value("error_code", Json()) == want[i]["error_code"];
+  }
+  if (same) return std::nullopt;
+  return absl::StrCat("refused ", Shorten(RefusalsText(got), 300), "; a broker answers ",
+                      Shorten(RefusalsText(want), 300));
 }
 
 std::string ExpectedError(const JsonlVector& v) {
@@ -704,13 +738,18 @@ std::vector<JsonlVector> LoadJsonlVectors(const TesteeOptions& o, std::vector<st
         v.version = r.at("version").get<int16_t>();
         const std::string dir = r.at("direction").get<std::string>();
         const std::string expect = r.at("expect").get<std::string>();
-        if ((dir != "request" && dir != "response") || (expect != "accept" && expect != "reject") ||
+        if ((dir != "request" && dir != "response") ||
+            (expect != "accept" && expect != "reject" && expect != "refuse") ||
             !r.at("frame").is_string() || r.at("format").get<int>() != 1) {
           throw std::invalid_argument("direction, expect, frame or format");
         }
         v.request = dir == "request";
-        v.accept = expect == "accept";
-        v.lenient = !v.accept && r.value("lenient", false);
+        v.refuse = expect == "refuse";
+        v.accept = expect == "accept" || v.refuse;
+        if (v.refuse && (!r.at("refusals").is_array() || r.at("refusals").empty())) {
+          throw std::invalid_argument("refusals");
+        }
+        v.lenient = (!v.accept || v.refuse) && r.value("lenient", false);
         if (v.accept && (!r.at("header").is_object() || !r.at("body").is_object())) {
           throw std::invalid_argument("header or body");
         }
@@ -776,19 +815,40 @@ void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpR
   }
   if (result == "rejected") {
     r.error = ErrorOfAnswer(a);
+    if (v.refuse) {
+      return fail(absl::StrCat("called a frame unreadable that a broker reads (it answers ",
+                               Shorten(RefusalsText(v.record["refusals"]), 300),
+                               "): ", Shorten(r.error, 400)));
+    }
     if (v.accept) return fail(absl::StrCat("rejected a valid frame: ", Shorten(r.error, 400)));
     r.verdict = "pass";
     r.detail = absl::StrCat("expected ", ExpectedError(v));
     return;
   }
-  if (result != "ok") {
+  // Refusals are the verdict of decode and validate; encode and roundtrip read and write
+  // bytes, whatever a broker then does with them.
+  const bool judge_refusal = v.refuse && (op == "decode" || op == "validate");
+  if (result == "refused") {
+    r.error = Shorten(RefusalsText(a.value("refusals", Json())), 400);
+    if (!v.accept) {
+      return fail(absl::StrCat("read a frame that cannot be read (", ExpectedError(v),
+                               ") and refused part of it: ", r.error));
+    }
+    if (!judge_refusal) {
+      return fail(v.refuse ? absl::StrCat(op, " answers ok with the frame, not refused")
+                           : absl::StrCat("refused a frame a broker takes whole: ", r.error));
+    }
+    if (auto d = RefusalsDifference(v, a)) return fail(*d);
+  } else if (result != "ok") {
     r.answer = "garbage";
     return fail(absl::StrCat("unknown result \"", Shorten(result, 40), "\""));
-  }
-  if (!v.accept) {
+  } else if (!v.accept) {
     return fail(absl::StrCat("accepted a frame that must be rejected (", ExpectedError(v),
                              v.lenient ? "; Java accepts it: --lenient leaves such vectors out" : "",
                              ")"));
+  } else if (judge_refusal) {
+    return fail(absl::StrCat("accepted a frame a broker refuses in part (it answers ",
+                             Shorten(RefusalsText(v.record["refusals"]), 300), ")"));
   }
   std::vector<uint8_t> frame;
   ParseHex(v.record["frame"].get<std::string>(), frame);
@@ -1175,7 +1235,7 @@ std::string RenderTesteeJson(const TesteeReport& r) {
   Json vs = Json::array();
   for (const TesteeResult& res : r.results) {
     const JsonlVector& v = r.vectors[res.vector];
-    Json x = {{"id", v.id}, {"category", v.category}, {"expect", v.accept ? "accept" : "reject"},
+    Json x = {{"id", v.id}, {"category", v.category}, {"expect", v.refuse ? "refuse" : v.accept ? "accept" : "reject"},
               {"outcome", TesteeOutcomeName(res.outcome)}};
     if (v.lenient) x["lenient"] = true;
     if (!res.expected_reason.empty()) x["expected_reason"] = res.expected_reason;

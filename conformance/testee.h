@@ -10,7 +10,10 @@
 //     else; an int64 may be a number; values compared by encoding the answer with kwire's
 //     JSON mapping and comparing bytes, so float64 is compared by bits), encode and
 //     roundtrip answer the frame byte for byte, validate answers ok;
-//   reject vectors: decode, roundtrip and validate answer rejected (encode is not sent).
+//   reject vectors: decode, roundtrip and validate answer rejected (encode is not sent);
+//   refuse vectors (a frame a broker reads and answers in part with an error code):
+//     decode and validate answer refused, with the parts refused and their error codes
+//     (decode: and the header and body, as for accept); encode and roundtrip as accept.
 // A vector passes when every answered operation passed, is unsupported when every answer
 // was `unsupported`, and fails otherwise. A testee that answers garbage fails that
 // operation; one that hangs past the timeout, exits or closes its stdout fails it and
@@ -43,8 +46,14 @@ struct JsonlVector {
   int16_t api_key = 0;
   int16_t version = 0;
   bool request = true;
-  bool accept = true;    ///< expect == "accept".
-  bool lenient = false;  ///< reject vectors: Java's decoder accepts it.
+  /// expect == "accept" or "refuse": the frame reads (and re-encodes to its bytes).
+  bool accept = true;
+  /// expect == "refuse": the frame reads, and a broker answers parts of it with an error
+  /// code (FORMAT.md; codec/protocol/refusal.h). `accept` is true too.
+  bool refuse = false;
+  /// reject vectors: Java's decoder accepts it; refuse vectors: Apache Kafka's broker
+  /// appends what is refused all the same.
+  bool lenient = false;
   nlohmann::json record; ///< The whole record.
 };
 
@@ -64,7 +73,7 @@ struct TesteeOptions {
   std::set<int16_t> versions;
   std::optional<bool> request;         ///< Direction filter.
   std::vector<std::string> id_prefixes;
-  bool lenient = false;                ///< Leave out reject vectors marked lenient.
+  bool lenient = false;                ///< Leave out reject and refuse vectors marked lenient.
   double timeout_seconds = 10;         ///< Per answer (and for the hello, and exit).
   int max_restarts = 10;
   std::string expected_failures;       ///< Vector ids known to fail (empty: none).

@@ -49,8 +49,9 @@ JsonlVector Make(const Json& record) {
   v.api_key = record["api_key"];
   v.version = record["version"];
   v.request = record["direction"] == "request";
-  v.accept = record["expect"] == "accept";
-  v.lenient = !v.accept && record.value("lenient", false);
+  v.refuse = record["expect"] == "refuse";
+  v.accept = record["expect"] == "accept" || v.refuse;
+  v.lenient = (!v.accept || v.refuse) && record.value("lenient", false);
   v.record = record;
   return v;
 }
@@ -123,6 +124,60 @@ TEST(JudgeAnswer, FramesCompareByteForByte) {
   EXPECT_TRUE(absl::StrContains(r.detail, "first difference at byte 10")) << r.detail;
   r = Judge(v, "roundtrip", {{"result", "ok"}, {"frame", "0g"}});
   EXPECT_EQ(r.detail, "the answer has no \"frame\" of hex digits");
+}
+
+// A Produce v9 request whose partition holds two batches: it reads, and a broker answers
+// the partition with INVALID_RECORD (FORMAT.md, "refuse").
+TEST(JudgeAnswer, RefuseVectorsWantTheRefusalNotARejection) {
+  const JsonlVector v = Make(FindById("records.jsonl", "records/Produce/v9/request/two-batches"));
+  ASSERT_TRUE(v.refuse);
+  ASSERT_TRUE(v.accept);
+  const Json& want = v.record["refusals"];
+  ASSERT_EQ(want.size(), 1u);
+  EXPECT_EQ(want[0]["part"], "ProduceRequest.TopicData[0].PartitionData[0].Records");
+  EXPECT_EQ(want[0]["error_code"], 87);
+  Json refused = {{"result", "refused"},
+                  {"header", v.record["header"]},
+                  {"body", v.record["body"]},
+                  {"refusals", {{{"part", want[0]["part"]}, {"error_code", 87}}}}};
+  EXPECT_EQ(Judge(v, "decode", refused).verdict, "pass") << Judge(v, "decode", refused).detail;
+  EXPECT_EQ(Judge(v, "validate", {{"result", "refused"}, {"refusals", refused["refusals"]}}).verdict,
+            "pass");
+  // The decoded values still count.
+  Json wrong_body = refused;
+  wrong_body["body"]["Acks"] = 1;
+  EXPECT_EQ(Judge(v, "decode", wrong_body).verdict, "fail");
+  // Another error code, another partition, or none: a different answer from a broker's.
+  Json other_code = refused;
+  other_code["refusals"][0]["error_code"] = 2;
+  OpResult r = Judge(v, "decode", other_code);
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_TRUE(absl::StrContains(r.detail, "a broker answers \"INVALID_RECORD\" (87) for "
+                                          "ProduceRequest.TopicData[0].PartitionData[0].Records"))
+      << r.detail;
+  Json other_part = refused;
+  other_part["refusals"][0]["part"] = "ProduceRequest.TopicData[0].PartitionData[1].Records";
+  EXPECT_EQ(Judge(v, "decode", other_part).verdict, "fail");
+  Json none = refused;
+  none.erase("refusals");
+  EXPECT_EQ(Judge(v, "decode", none).detail, "the answer has no \"refusals\" array");
+  // Reading it whole (Java's parser alone) or calling it unreadable both fail.
+  r = Judge(v, "decode", {{"result", "ok"}, {"header", v.record["header"]}, {"body", v.record["body"]}});
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_TRUE(absl::StrContains(r.detail, "accepted a frame a broker refuses in part")) << r.detail;
+  r = Judge(v, "validate", {{"result", "rejected"}, {"error", "records not allowed"}});
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_TRUE(absl::StrContains(r.detail, "called a frame unreadable that a broker reads")) << r.detail;
+  // encode and roundtrip write the frame's bytes, as for accept.
+  EXPECT_EQ(Judge(v, "roundtrip", {{"result", "ok"}, {"frame", v.record["frame"]}}).verdict, "pass");
+  EXPECT_EQ(Judge(v, "roundtrip", refused).verdict, "fail");
+  // A refusal is no answer to an accept or a reject vector.
+  const JsonlVector accept = Make(ListOffsets());
+  EXPECT_TRUE(absl::StrContains(Judge(accept, "validate", refused).detail,
+                                "refused a frame a broker takes whole"));
+  const JsonlVector reject = Make(FindById("records.jsonl", "records/Fetch/v4/response/crc_mismatch-legacy"));
+  EXPECT_TRUE(absl::StrContains(Judge(reject, "validate", refused).detail,
+                                "read a frame that cannot be read"));
 }
 
 TEST(JudgeAnswer, AcceptRejectUnsupportedAndGarbage) {

@@ -801,10 +801,115 @@ def _signed32(n):
     return n - (1 << 32) if n & 0x80000000 else n
 
 
+# What Apache Kafka 4.4's broker answers a Produce partition whose records
+# are faulty (the frame itself reads: Java keeps records as bytes; FORMAT.md,
+# "Refused, not unreadable").  The broker's sequence, over the field's bytes
+# (file:line in the 4.4.0 jars and a real broker's answers:
+# conformance/testees/apache-kafka/FAILURES.md, "Refusals"):
+#  1. every partition's first batch header is probed first
+#     (RequestUtils.hasTransactionalRecords via
+#     ByteBufferLogInputStream.nextBatchSize): batchLength below 14 or a magic
+#     outside 0-2 is CORRUPT_MESSAGE for the whole request;
+#  2. ProduceRequest.validateRecords (v3+): no complete batch, magic 0/1, two
+#     batches: INVALID_RECORD; zstd below v7: UNSUPPORTED_COMPRESSION_TYPE;
+#     codec id 5-7 below v7: UNKNOWN_SERVER_ERROR for the whole request;
+#  3. the append: a v2 batch under 51 bytes, UNKNOWN_SERVER_ERROR for the
+#     whole request (producerId() at byte 43); under 61 bytes or a CRC
+#     mismatch, CORRUPT_MESSAGE; codec id 5-7, UNKNOWN_SERVER_ERROR; a corrupt
+#     compressed stream, UNKNOWN_SERVER_ERROR (KafkaException); records that
+#     do not read, INVALID_RECORD.
+# A batch cut short after complete ones is dropped and the rest appended
+# (UnifiedLog.trimInvalidBytes), Kafka's record reader takes an over-long
+# varint and a key or value length below -1 (as null), and it never checks
+# a record's length in a compressed batch (read in place): there the
+# broker appends ("kafka_appends"), the strict decoder refuses.  The same
+# rule as kwire's (codec/protocol/refusal.cc).
+ERROR_NAMES = {-1: "UNKNOWN_SERVER_ERROR", 2: "CORRUPT_MESSAGE",
+               76: "UNSUPPORTED_COMPRESSION_TYPE", 87: "INVALID_RECORD"}
+
+
+def _java_walk(data):
+    """ByteBufferLogInputStream.nextBatch over `data`: ([(start, end, magic,
+    codec)], offset where nextBatchSize throws or None)."""
+    complete, pos = [], 0
+    while len(data) - pos >= LOG_OVERHEAD:
+        rem = len(data) - pos
+        length = struct.unpack_from(">i", data, pos + 8)[0]
+        if length < 14:
+            return complete, pos
+        if rem < 17:
+            break
+        magic = struct.unpack_from(">b", data, pos + 16)[0]
+        if magic not in (0, 1, 2):
+            return complete, pos
+        if length > rem - LOG_OVERHEAD:
+            break
+        end = pos + LOG_OVERHEAD + length
+        at = pos + (22 if magic == 2 else 17)
+        complete.append((pos, end, magic, data[at] & 7 if at < end else 0))
+        pos = end
+    return complete, None
+
+
+def broker_answer(err, field_path, data, policy, version):
+    """(code, whole_request, kafka_appends) for the fault `err` (a
+    DecodeError of RecordsChecker) in the Produce field `field_path` holding
+    `data`."""
+    _, one_v2_from, zstd_from = policy
+    complete, corrupt = _java_walk(data)
+    # The batch the fault is in: kwire's and Java's walks agree on complete
+    # batches, so its index in the path is its index here.
+    m = re.match(r"\.Batch\[(\d+)\]", err.path[len(field_path):])
+    index = int(m.group(1)) if m else len(complete)
+    if corrupt == 0:
+        return 2, True, False
+    if one_v2_from is not None and version >= one_v2_from:
+        if not complete or complete[0][2] != 2:
+            return 87, False, False
+        codec = complete[0][3]
+        if zstd_from is not None and version < zstd_from and codec == 4:
+            return 76, False, False
+        if zstd_from is not None and version < zstd_from and codec >= 5:
+            return -1, True, False
+        if len(complete) >= 2:
+            return 87, False, False
+        if corrupt is not None:
+            return 2, False, False
+    if index < len(complete):
+        start, end, magic, codec = complete[index]
+        if magic == 2 and end - start < 51:
+            return -1, True, False
+        if err.kind == "crc_mismatch" or (magic == 2 and end - start < 61):
+            return 2, False, False
+        if codec >= 5:
+            return -1, False, False
+        if err.kind == "compression_error":
+            return -1, False, False
+        takes = err.kind == "varint_non_canonical" or (
+            err.kind == "invalid_length" and ".Headers" not in err.path
+            and err.path.endswith((".Key", ".Value")))
+        # A compressed batch is read in place (skipKeyValueIterator,
+        # DefaultRecord.readPartiallyFrom): a record's length is never
+        # compared with its fields.
+        in_place = magic == 2 and codec != 0 and \
+            err.kind == "corrupt_records" and \
+            err.path.rsplit(".", 1)[-1].startswith("Record[")
+        return 87, False, takes or in_place
+    if corrupt is not None:
+        return 2, False, False
+    return 2, False, True
+
+
 class Decoder:
-    def __init__(self, schemas, java=False):
+    def __init__(self, schemas, java=False, broker=False):
+        """java: Java's leniencies (records unparsed).  broker: strict, but a
+        fault in a records field a broker reads past (layout "whole":
+        Produce) is appended to self.refusals instead of raised."""
         self.schemas = schemas
         self.java = java
+        self.broker = broker
+        self.refusals = []
+        self.kafka_appends = []
         self._min = {}
 
     # -- primitives -------------------------------------------------------
@@ -1003,8 +1108,22 @@ class Decoder:
                 # records field of both Kafka sets has one)
                 policy = RECORDS_POLICY.get((msg.name, f["name"]))
                 if policy is not None:
-                    RecordsChecker(policy, version).check(
-                        bytes.fromhex(v), self.pos - len(v) // 2, fpath)
+                    try:
+                        RecordsChecker(policy, version).check(
+                            bytes.fromhex(v), self.pos - len(v) // 2, fpath)
+                    except DecodeError as exc:
+                        if not (self.broker and policy[0] == "whole"):
+                            raise
+                        code, whole, appends = broker_answer(
+                            exc, fpath, bytes.fromhex(v), policy, version)
+                        refusal = {
+                            "part": fpath, "error_code": code,
+                            "error": ERROR_NAMES[code], "kind": exc.kind,
+                            "offset": exc.offset, "path": exc.path}
+                        if whole:
+                            refusal["whole_request"] = True
+                        self.refusals.append(refusal)
+                        self.kafka_appends.append(appends)
             return v
         if nullable:
             start = self.pos
@@ -1106,6 +1225,8 @@ class Decoder:
         """Decode a whole frame.  A request names its API; a response needs
         api_key and version.  Returns a dict with msg, version,
         header_version, header and body; raises DecodeError."""
+        self.refusals = []
+        self.kafka_appends = []
         self.data = bytes(data)
         self.pos, self.end = 0, len(self.data)
         if len(self.data) < 4:
@@ -3112,12 +3233,36 @@ def records_vectors(current, old=None):
             err = exc
         if err.kind != kind:
             raise SchemaError("%s: %s, expected %s" % (vid, err, kind))
+        rec = _record("records", vid, m, tv, frame, schemas.label)
+        broker = Decoder(schemas, broker=True)
+        try:
+            got = broker.frame(frame, m.kind, key, tv)
+        except DecodeError:
+            got = None
+        if got is not None:
+            # The frame reads; a broker refuses the partition (FORMAT.md,
+            # "refuse"): header and body as read, records kept as bytes.
+            if not broker.refusals or broker.refusals[0]["kind"] != kind:
+                raise SchemaError("%s: read as a broker, refusals %r"
+                                  % (vid, broker.refusals))
+            again, _ = Encoder(schemas).frame(m, tv, header=got["header"],
+                                              body=got["body"])
+            if again != frame:
+                raise SchemaError("%s: encode(read(b)) != b" % vid)
+            # lenient: Apache Kafka's broker appends every refused part all
+            # the same (FORMAT.md, "lenient").
+            rec.update({"expect": "refuse", "header": got["header"],
+                        "body": got["body"], "refusals": broker.refusals,
+                        "lenient": all(broker.kafka_appends),
+                        "mutation": "%s: %s" % (src, what),
+                        "source": schemas.label or "unknown snapshot"})
+            out.append(rec)
+            continue
         try:
             Decoder(schemas, java=True).frame(frame, m.kind, key, tv)
             lenient = True
         except DecodeError:
             lenient = False
-        rec = _record("records", vid, m, tv, frame, schemas.label)
         rec.update({"expect": "reject", "error": err.as_json(),
                     "lenient": lenient, "mutation": "%s: %s" % (src, what),
                     "source": schemas.label or "unknown snapshot"})

@@ -808,6 +808,23 @@ class JsonlFilesTest(unittest.TestCase):
                             r["header"]["RequestApiKey"], r["api_key"])
                         self.assertEqual(
                             int.from_bytes(frame[4:6], "big"), r["api_key"])
+                elif r["expect"] == "refuse":
+                    self.assertEqual(r["direction"], "request")
+                    self.assertIn("header", r)
+                    self.assertIn("body", r)
+                    self.assertNotIn("error", r)
+                    self.assertTrue(r["refusals"])
+                    for x in r["refusals"]:
+                        self.assertLessEqual(
+                            {"error", "error_code", "kind", "offset", "part",
+                             "path"}, set(x))
+                        self.assertLessEqual(set(x), {
+                            "error", "error_code", "kind", "offset", "part",
+                            "path", "whole_request"})
+                        self.assertIn(x["kind"], ERROR_KINDS)
+                        self.assertTrue(x["path"].startswith(x["part"]))
+                    self.assertIsInstance(r["lenient"], bool)
+                    self.assertTrue(r["mutation"])
                 else:
                     self.assertEqual(r["expect"], "reject")
                     self.assertIn(r["error"]["kind"], ERROR_KINDS)
@@ -852,22 +869,63 @@ class JsonlFilesTest(unittest.TestCase):
         recs = self.files["records.jsonl"][1]
         accepts = [r for r in recs if r["expect"] == "accept"]
         rejects = [r for r in recs if r["expect"] == "reject"]
-        self.assertEqual((len(accepts), len(rejects)), (36, 43))
+        refuses = [r for r in recs if r["expect"] == "refuse"]
+        self.assertEqual((len(accepts), len(rejects), len(refuses)),
+                         (36, 8, 35))
         self.assertEqual({r["api_name"] for r in accepts},
                          {"Produce", "Fetch", "ShareFetch"})
-        counts = {}
+        # A fault in a Produce request's records is the broker's to refuse,
+        # per partition (the frame reads); one in a response's fails it.
+        self.assertEqual({r["api_name"] for r in refuses}, {"Produce"})
+        self.assertEqual({r["api_name"] for r in rejects},
+                         {"Fetch"})
+        counts, codes = {}, {}
+        for r in rejects + refuses:
+            kind = (r["error"] if r["expect"] == "reject"
+                    else r["refusals"][0])["kind"]
+            counts[kind] = counts.get(kind, 0) + 1
+            src = r["mutation"].split(":")[0]
+            self.assertIn(src, {a["id"] for a in accepts}, r["id"])
         for r in rejects:
-            counts[r["error"]["kind"]] = counts.get(r["error"]["kind"], 0) + 1
             # Java's protocol decoder leaves records unparsed (MemoryRecords)
             self.assertTrue(r["lenient"], r["id"])
             self.assertIn(".Records", r["error"]["path"])
-            src = r["mutation"].split(":")[0]
-            self.assertIn(src, {a["id"] for a in accepts}, r["id"])
+        for r in refuses:
+            self.assertEqual(len(r["refusals"]), 1, r["id"])
+            x = r["refusals"][0]
+            self.assertEqual(
+                x["part"], "ProduceRequest.TopicData[0].PartitionData[0]"
+                ".Records")
+            codes[(x["kind"], x["error_code"])] = \
+                codes.get((x["kind"], x["error_code"]), 0) + 1
         self.assertEqual(counts, {
             "corrupt_records": 24, "crc_mismatch": 2, "compression_error": 6,
             "records_not_allowed": 4, "invalid_length": 4,
             "invalid_utf8": 1, "varint_non_canonical": 1,
             "varint_too_long": 1})
+        # What Kafka 4.4's broker answers (checked against a real broker and
+        # the Apache Kafka testee: its FAILURES.md, "Refusals").
+        self.assertEqual(codes, {
+            ("records_not_allowed", 87): 3, ("records_not_allowed", 76): 1,
+            ("corrupt_records", 87): 12, ("corrupt_records", 2): 3,
+            ("corrupt_records", -1): 3, ("crc_mismatch", 2): 1,
+            ("compression_error", -1): 6, ("invalid_length", 87): 4,
+            ("varint_non_canonical", 87): 1, ("varint_too_long", 87): 1})
+        by_id = {r["id"].split("/", 2)[2]: r for r in refuses}
+        # Only the first batch's magic is probed for the whole request.
+        self.assertEqual(
+            [i for i, r in sorted(by_id.items())
+             if r["refusals"][0].get("whole_request")],
+            ["v12/request/magic-3"])
+        # Where the broker appends all the same, the vector is lenient.
+        self.assertEqual(
+            sorted(i for i, r in by_id.items() if r["lenient"]),
+            ["v12/request/key-length-negative",
+             "v12/request/varint-non-canonical",
+             "v2/request/partial-batch", "v9/request/partial-after-batch",
+             "v9/request/record-length-beyond-batch"])
+        self.assertEqual(by_id["v12/request/partial-batch"]["refusals"][0]
+                         ["error_code"], 87)  # alone: no batch at all
         # every codec is carried, in Produce and in Fetch
         codecs = set()
         for r in accepts:
@@ -912,6 +970,19 @@ class JsonlFilesTest(unittest.TestCase):
                                      ref.canonical_json(r["body"]), r["id"])
                     self.assertEqual(got["header_version"],
                                      r["header_version"])
+                elif r["expect"] == "refuse":
+                    broker = ref.Decoder(s, broker=True)
+                    got = broker.frame(frame, r["direction"], r["api_key"],
+                                       r["version"])
+                    self.assertEqual(ref.canonical_json(got["body"]),
+                                     ref.canonical_json(r["body"]), r["id"])
+                    self.assertEqual(broker.refusals, r["refusals"], r["id"])
+                    with self.assertRaises(ref.DecodeError) as cm:
+                        dec.frame(frame, r["direction"], r["api_key"],
+                                  r["version"])
+                    self.assertEqual(cm.exception.as_json(),
+                                     {k: r["refusals"][0][k] for k in
+                                      ("kind", "offset", "path")}, r["id"])
                 else:
                     with self.assertRaises(ref.DecodeError) as cm:
                         dec.frame(frame, r["direction"], r["api_key"],

@@ -19,6 +19,7 @@
 #include "codec/protocol/explain.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/frame_test_util.h"
+#include "codec/protocol/refusal.h"
 #include "codec/records/print_records.h"
 #include "codec/records/records_test_util.h"
 
@@ -360,6 +361,156 @@ TEST(RecordsInFrames, RecordsCountAndTrailingRecordBytes) {
   const Error e = ErrorOf(DecodeRequest(f1));
   EXPECT_EQ(e.kind, ErrorKind::kCorruptRecords);
   EXPECT_EQ(e.path.rfind(kProduceRecords + ".Batch[0]", 0), 0u) << e.path;
+}
+
+// ---- Read by a broker: a readable frame whose partitions the broker refuses (issue 30).
+
+// ReadRequestAsBroker, asserting that the frame reads whole and re-encodes byte for byte.
+std::optional<BrokerRead> ReadAsBroker(const Bytes& frame, const FrameOptions& options = {}) {
+  auto read = ReadRequestAsBroker(frame, options);
+  EXPECT_TRUE(read.ok()) << read.status();
+  if (!read.ok()) return std::nullopt;
+  auto again = EncodeRequestFrame(read->frame.header, read->frame.body);
+  EXPECT_TRUE(again.ok()) << again.status();
+  if (again.ok()) {
+    EXPECT_EQ(ToHex(*again), ToHex(frame)) << "not byte-exact";
+  }
+  return *std::move(read);
+}
+
+std::string PartitionRecords(int i) {
+  return "ProduceRequest.TopicData[0].PartitionData[" + std::to_string(i) + "].Records";
+}
+
+TEST(BrokerRead, RefusedPartitionsAreListedAndTheRestOfTheFrameReads) {
+  const Bytes one = Batch(2);
+  const Bytes two = Cat(Batch(1), Batch(1, 0, 1));
+  // Partition 0 sound, 1 with two batches, 2 with none, 3 sound.
+  const Bytes f = ProduceFrame(9, {one, two, Bytes{}, one});
+  // DecodeRequestFrame fails the whole frame on the first fault...
+  EXPECT_EQ(ErrorOf(DecodeRequest(f)).kind, ErrorKind::kRecordsNotAllowed);
+  // ...a broker reads it all and answers partitions 1 and 2 with INVALID_RECORD.
+  const std::optional<BrokerRead> read = ReadAsBroker(f);
+  ASSERT_TRUE(read);
+  ASSERT_EQ(read->refusals.size(), 2u);
+  EXPECT_TRUE(read->refused());
+  EXPECT_EQ(read->refusals[0].part, PartitionRecords(1));
+  EXPECT_EQ(read->refusals[0].fault.kind, ErrorKind::kRecordsNotAllowed);
+  EXPECT_EQ(read->refusals[0].fault.path, PartitionRecords(1) + ".Batch[1]");
+  EXPECT_EQ(read->refusals[0].fault.offset, Find(f, two) + Batch(1).size());
+  EXPECT_EQ(read->refusals[0].error_code, 87);
+  EXPECT_STREQ(read->refusals[0].error_name, "INVALID_RECORD");
+  EXPECT_EQ(read->refusals[1].part, PartitionRecords(2));
+  EXPECT_EQ(read->refusals[1].fault.path, PartitionRecords(2));
+  EXPECT_EQ(read->refusals[1].error_code, 87);
+  EXPECT_EQ(read->refusals[0].ToString().rfind(PartitionRecords(1) + ": INVALID_RECORD (87): "
+                                               "records not allowed at byte ", 0),
+            0u)
+      << read->refusals[0].ToString();
+  const auto* body = read->frame.body.get<ProduceRequest>();
+  ASSERT_NE(body, nullptr);
+  ASSERT_EQ(body->topic_data[0].partition_data.size(), 4u);
+  EXPECT_EQ(body->topic_data[0].partition_data[1].records->data(), Str(two));
+  // A sound frame: nothing refused.
+  EXPECT_FALSE(ReadAsBroker(ProduceFrame(9, {one, one})).value().refused());
+}
+
+TEST(BrokerRead, EachFaultGetsTheBrokersErrorCode) {
+  // zstd below Produce v7: UNSUPPORTED_COMPRESSION_TYPE (KIP-110).
+  const std::optional<BrokerRead> zstd = ReadAsBroker(ProduceFrame(6, {Batch(3, static_cast<int16_t>(Compression::kZstd))}));
+  ASSERT_TRUE(zstd);
+  ASSERT_EQ(zstd->refusals.size(), 1u);
+  EXPECT_EQ(zstd->refusals[0].error_code, 76);
+  EXPECT_STREQ(zstd->refusals[0].error_name, "UNSUPPORTED_COMPRESSION_TYPE");
+  // Magic 1 in v3+: INVALID_RECORD.
+  const Bytes legacy = Legacy(1, 0, 0, 1000, "k", std::span<const uint8_t>(Hex("76")));
+  const std::optional<BrokerRead> magic = ReadAsBroker(ProduceFrame(3, {legacy}));
+  ASSERT_TRUE(magic);
+  ASSERT_EQ(magic->refusals.size(), 1u);
+  EXPECT_EQ(magic->refusals[0].error_code, 87);
+  // A CRC that does not match its bytes: CORRUPT_MESSAGE.
+  Bytes bad_crc = Batch(2);
+  bad_crc.back() ^= 0x01;
+  const std::optional<BrokerRead> crc = ReadAsBroker(ProduceFrame(9, {bad_crc}));
+  ASSERT_TRUE(crc);
+  ASSERT_EQ(crc->refusals.size(), 1u);
+  EXPECT_EQ(crc->refusals[0].fault.kind, ErrorKind::kCrcMismatch);
+  EXPECT_EQ(crc->refusals[0].error_code, 2);
+  EXPECT_STREQ(crc->refusals[0].error_name, "CORRUPT_MESSAGE");
+  // A batch cut short (v2: the only fault): CORRUPT_MESSAGE.
+  const Bytes cut = Cat(Batch(1), std::span<const uint8_t>(Batch(2)).first(30));
+  const std::optional<BrokerRead> partial = ReadAsBroker(ProduceFrame(2, {cut}));
+  ASSERT_TRUE(partial);
+  ASSERT_EQ(partial->refusals.size(), 1u);
+  EXPECT_EQ(partial->refusals[0].fault.kind, ErrorKind::kCorruptRecords);
+  EXPECT_EQ(partial->refusals[0].error_code, 2);
+  // Kafka drops the cut batch and appends the first (UnifiedLog.trimInvalidBytes): kwire
+  // refuses it on purpose and says so.
+  EXPECT_TRUE(partial->refusals[0].kafka_appends);
+  EXPECT_FALSE(crc->refusals[0].kafka_appends);
+  // Alone in a v3+ partition, a batch cut short is no batch at all: INVALID_RECORD.
+  const Bytes whole = Batch(2);
+  const std::optional<BrokerRead> alone =
+      ReadAsBroker(ProduceFrame(9, {Bytes(whole.begin(), whole.end() - 1)}));
+  ASSERT_TRUE(alone);
+  ASSERT_EQ(alone->refusals.size(), 1u);
+  EXPECT_EQ(alone->refusals[0].error_code, 87);
+  EXPECT_FALSE(alone->refusals[0].kafka_appends);
+  // A first batch whose header Java's batch iterator refuses (magic 3): CORRUPT_MESSAGE for
+  // every partition of the request (RequestUtils.hasTransactionalRecords).
+  Bytes magic3 = Batch(1);
+  magic3[16] = 3;
+  const std::optional<BrokerRead> bad_magic = ReadAsBroker(ProduceFrame(9, {Batch(1), magic3}));
+  ASSERT_TRUE(bad_magic);
+  ASSERT_EQ(bad_magic->refusals.size(), 1u);
+  EXPECT_EQ(bad_magic->refusals[0].part, PartitionRecords(1));
+  EXPECT_EQ(bad_magic->refusals[0].error_code, 2);
+  EXPECT_TRUE(bad_magic->refusals[0].whole_request);
+  // Codec id 5 from v7: UNKNOWN_SERVER_ERROR (CompressionType.forId throws); below v7 it
+  // escapes validateRecords: the whole request.
+  Bytes codec5 = Batch(1);
+  codec5[22] = static_cast<uint8_t>((codec5[22] & ~7) | 5);  // attributes' codec bits
+  FixV2(codec5);
+  for (int16_t v : {6, 9}) {
+    const std::optional<BrokerRead> c5 = ReadAsBroker(ProduceFrame(v, {codec5}));
+    ASSERT_TRUE(c5);
+    ASSERT_EQ(c5->refusals.size(), 1u);
+    EXPECT_EQ(c5->refusals[0].error_code, -1);
+    EXPECT_STREQ(c5->refusals[0].error_name, "UNKNOWN_SERVER_ERROR");
+    EXPECT_EQ(c5->refusals[0].whole_request, v < 7) << v;
+  }
+  // A record that does not read, CRC intact: INVALID_RECORD (LogValidator).
+  const Bytes rec = Hex("00" "00" "00" "01" "01" "04" "02" "61" "01" "01");
+  const Bytes bad_record = RawV2(Cat(Bytes{static_cast<uint8_t>(rec.size() * 2)}, rec), 1);
+  const std::optional<BrokerRead> record = ReadAsBroker(ProduceFrame(9, {bad_record}));
+  ASSERT_TRUE(record);
+  ASSERT_EQ(record->refusals.size(), 1u);
+  EXPECT_EQ(record->refusals[0].fault.kind, ErrorKind::kInvalidLength);
+  EXPECT_EQ(record->refusals[0].fault.path, kProduceRecords + ".Batch[0].Record[0].Headers[1].Key");
+  EXPECT_EQ(record->refusals[0].error_code, 87);
+  EXPECT_FALSE(record->refusals[0].kafka_appends);
+}
+
+TEST(BrokerRead, UnreadableFramesAndDecoderLimitsStillFail) {
+  const Bytes f = ProduceFrame(9, {Cat(Batch(1), Batch(1))});
+  // A frame cut inside the body cannot be read at all: the error DecodeRequestFrame gives.
+  const Bytes cut(f.begin(), f.end() - 3);
+  auto read = ReadRequestAsBroker(cut);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(ErrorOf(read.status()), ErrorOf(DecodeRequestFrame(cut).status()));
+  // kwire's own caps are not a verdict on the bytes: a batch that decompresses past
+  // RecordsOptions::max_decompressed_bytes fails the decode.
+  FrameOptions small;
+  small.records.max_decompressed_bytes = 16;
+  const Bytes gzip = ProduceFrame(9, {Batch(20, static_cast<int16_t>(Compression::kGzip))});
+  EXPECT_TRUE(ReadAsBroker(gzip).value().refusals.empty());
+  auto capped = ReadRequestAsBroker(gzip, small);
+  ASSERT_FALSE(capped.ok());
+  EXPECT_EQ(ErrorOf(capped.status()).kind, ErrorKind::kCompressionError);
+  // Records kept opaque: nothing is looked at, nothing refused.
+  FrameOptions opaque;
+  opaque.records_mode = RecordsMode::kOpaque;
+  EXPECT_FALSE(ReadAsBroker(f, opaque).value().refused());
 }
 
 TEST(RecordsInFrames, ExplainExitsWithTheDecodersVerdict) {

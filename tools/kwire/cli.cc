@@ -24,6 +24,7 @@
 #include "codec/protocol/explain.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/minimal.h"
+#include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
 #include "conformance/check.h"
 #include "conformance/testee.h"
@@ -57,7 +58,8 @@ constexpr const char* kMainUsage =
     "  testee         kwire as a conformance testee (the testee protocol on stdin/stdout)\n"
     "  help [command] this text, or a command's help (same as `kwire <command> --help`)\n"
     "\n"
-    "exit status: 0 success, 1 failure, 2 usage error\n";
+    "exit status: 0 success, 1 failure, 2 usage error, 3 (decode) a request a broker\n"
+    "reads but refuses in part\n";
 
 constexpr const char* kApisUsage =
     "usage: kwire apis [<api key|name>]\n"
@@ -95,7 +97,8 @@ constexpr const char* kDecodeUsage =
     "re-encoding as hex on stdout (with --json: one line of JSON per frame instead, see\n"
     "below) and a summary on stderr, e.g.\n"
     "  ProduceRequest v9, request header v2, 138 bytes, re-encoding identical\n"
-    "Exits 0 when every frame decodes and re-encodes to the same bytes; 1 otherwise,\n"
+    "Exits 0 when every frame decodes and re-encodes to the same bytes; 3 when every frame\n"
+    "does, but a broker refuses part of a request (below); 1 otherwise,\n"
     "with the precise error (e.g. \"truncated at byte 17 in\n"
     "FetchRequest.Topics[0].FetchOffset (need 8, have 3)\"; byte offsets count from the\n"
     "frame's first byte, and a stream's messages name the frame and where it starts), or,\n"
@@ -106,7 +109,13 @@ constexpr const char* kDecodeUsage =
     "record framing and counts, decompression, and the protocol's rules for the field (a\n"
     "partial last batch only at the end of a Fetch/ShareFetch partition, exactly one magic 2\n"
     "batch per Produce v3+ partition). FetchSnapshot's UnalignedRecords is a raw byte range\n"
-    "and is never parsed.\n"
+    "and is never parsed. A fault in a Produce request's records does not make the frame\n"
+    "unreadable: a broker reads the request and answers that partition with an error code\n"
+    "(INVALID_RECORD, CORRUPT_MESSAGE, UNSUPPORTED_COMPRESSION_TYPE) while it appends the\n"
+    "others. kwire does the same: the frame decodes, each refused partition is named on\n"
+    "stderr (\"refused: ProduceRequest.TopicData[0].PartitionData[1].Records:\n"
+    "INVALID_RECORD (87): ...\"; in --json, a \"refusals\" array), and the exit status is 3.\n"
+    "A fault in a response's records (Fetch, ShareFetch) fails the frame.\n"
     "\n"
     "Strings must be UTF-8; under --quirks java (or invalid-utf8) other bytes are kept and\n"
     "written back as they are.\n"    "\n"
@@ -130,7 +139,10 @@ constexpr const char* kDecodeUsage =
     "  --json           print each frame as one line of JSON in the mapping of\n"
     "                   conformance/FORMAT.md: {\"api_key\", \"api_name\", \"version\",\n"
     "                   \"direction\", \"header_version\", \"header\", \"body\", \"frame\"\n"
-    "                   (its hex)}; `kwire encode` turns it back into the frame\n";
+    "                   (its hex), and for a refused request \"refusals\": [{\"part\",\n"
+    "                   \"error_code\", \"error\", \"kind\", \"offset\", \"path\", \"detail\",\n"
+    "                   \"whole_request\", \"kafka_appends\", \"source\"}]};\n"
+    "                   `kwire encode` turns it back into the frame\n";
 
 constexpr const char* kEncodeUsage =
     "usage: kwire encode [--binary]\n"
@@ -771,24 +783,50 @@ int LoadRequests(const Args& a, const FrameInput& f, std::ostream& err, const ch
   return -1;
 }
 
-// Decodes one frame of the stream; prints its re-encoding and a summary. Returns true
-// when it decodes and re-encodes to the same bytes.
-bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const uint8_t> bytes,
-               const std::string& prefix, bool quiet, std::ostream& out, std::ostream& err) {
+// What became of one frame of a stream.
+enum class FrameVerdict { kRead, kRefused, kFailed };
+
+// The JSON of a broker's refusals (codec/protocol/refusal.h), for --json.
+Json RefusalsJson(const std::vector<Refusal>& refusals) {
+  Json a = Json::array();
+  for (const Refusal& r : refusals) {
+    a.push_back({{"part", r.part},
+                 {"error_code", r.error_code},
+                 {"error", r.error_name},
+                 {"kind", FormatErrorKind(r.fault.kind)},
+                 {"offset", r.fault.offset},
+                 {"path", r.fault.path},
+                 {"detail", r.fault.detail},
+                 {"whole_request", r.whole_request},
+                 {"kafka_appends", r.kafka_appends},
+                 {"source", r.source}});
+  }
+  return a;
+}
+
+// Decodes one frame of the stream; prints its re-encoding and a summary. kRead when it
+// decodes and re-encodes to the same bytes, kRefused when it does but a broker refuses
+// part of it (each refusal on `err`).
+FrameVerdict DecodeOne(const FrameInput& f, const CorrelationMap* map,
+                       std::span<const uint8_t> bytes, const std::string& prefix, bool quiet,
+                       std::ostream& out, std::ostream& err) {
   FrameOptions options;
   options.decode.quirks = f.quirks;
   options.records_mode = f.records;
   absl::StatusOr<std::vector<uint8_t>> again;
   absl::StatusOr<Json> json = Json();
   std::string what;
+  std::vector<Refusal> refusals;
   if (f.dir == Direction::kRequest) {
-    auto frame = DecodeRequestFrame(bytes, options);
-    if (!frame.ok()) {
-      err << "kwire decode: " << prefix << frame.status().message() << "\n";
-      return false;
+    auto read = ReadRequestAsBroker(bytes, options);
+    if (!read.ok()) {
+      err << "kwire decode: " << prefix << read.status().message() << "\n";
+      return FrameVerdict::kFailed;
     }
+    refusals = std::move(read->refusals);
+    const RequestFrame* frame = &read->frame;
     if (!CheckRequestHeader(f, frame->api_key(), frame->api_version(), err, "decode")) {
-      return false;
+      return FrameVerdict::kFailed;
     }
     what = absl::StrFormat("%s v%d, request header v%d", frame->body.spec().name,
                            frame->api_version(), frame->header_version);
@@ -799,12 +837,12 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
     std::string error;
     if (!ResponseApi(f, map, bytes, key, version, error)) {
       err << "kwire decode: " << prefix << error << "\n";
-      return false;
+      return FrameVerdict::kFailed;
     }
     auto frame = DecodeResponseFrame(bytes, key, version, options);
     if (!frame.ok()) {
       err << "kwire decode: " << prefix << frame.status().message() << "\n";
-      return false;
+      return FrameVerdict::kFailed;
     }
     what = ApiVersionsFallback(key, version, frame->body_version)
                ? absl::StrFormat("%s v%d (ApiVersions v0 fallback, KIP-511: the request was "
@@ -820,15 +858,16 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
   if (!again.ok()) {
     err << "kwire decode: " << prefix << what
         << " decoded, but re-encoding failed: " << again.status().message() << "\n";
-    return false;
+    return FrameVerdict::kFailed;
   }
   if (!json.ok()) {
     err << "kwire decode: " << prefix << what
         << " decoded, but has no JSON form: " << json.status().message() << "\n";
-    return false;
+    return FrameVerdict::kFailed;
   }
   if (f.json) {
     (*json)["frame"] = Hex(bytes);
+    if (!refusals.empty()) (*json)["refusals"] = RefusalsJson(refusals);
     out << json->dump() << "\n";
   } else {
     out << Hex(*again) << "\n";
@@ -841,10 +880,18 @@ bool DecodeOne(const FrameInput& f, const CorrelationMap* map, std::span<const u
                " decoded, but re-encodes differently (%d bytes in, %d out; first "
                "difference at byte %d): the input is not canonical%s\n",
                bytes.size(), again->size(), i, f.quirks != 0 ? " (accepted under --quirks)" : "");
-    return false;
+    return FrameVerdict::kFailed;
   }
   if (!quiet) err << prefix << what << absl::StrFormat(", %d bytes, re-encoding identical\n", bytes.size());
-  return true;
+  // Refusals are printed even with --quiet: they are the verdict, as errors are.
+  for (const Refusal& r : refusals) err << prefix << "refused: " << r.ToString() << "\n";
+  if (!refusals.empty()) {
+    err << prefix
+        << absl::StrFormat("a broker reads this request and answers %d partition%s with the "
+                           "error code above (it appends the others)\n",
+                           refusals.size(), refusals.size() == 1 ? "" : "s");
+  }
+  return refusals.empty() ? FrameVerdict::kRead : FrameVerdict::kRefused;
 }
 
 int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err, Usage& u) {
@@ -857,16 +904,24 @@ int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err
   std::string split_error;
   const std::vector<StreamFrame> frames = SplitStream(f.bytes, split_error);
   const bool quiet = a.flags.count("quiet") > 0;
-  size_t good = 0;
+  size_t good = 0, refused = 0;
   for (size_t i = 0; i < frames.size(); ++i) {
-    good += DecodeOne(f, use, frames[i].bytes, FramePrefix(frames, i), quiet, out, err);
+    switch (DecodeOne(f, use, frames[i].bytes, FramePrefix(frames, i), quiet, out, err)) {
+      case FrameVerdict::kRead: ++good; break;
+      case FrameVerdict::kRefused: ++good; ++refused; break;
+      case FrameVerdict::kFailed: break;
+    }
   }
   if (!split_error.empty()) err << "kwire decode: " << split_error << "\n";
   if (frames.size() > 1 && !quiet) {
-    err << absl::StrFormat("%d frames, %d decoded and re-encoded identically\n", frames.size(),
-                           good);
+    err << absl::StrFormat("%d frames, %d decoded and re-encoded identically", frames.size(),
+                           good)
+        << (refused > 0 ? absl::StrFormat(" (%d of them refused in part by a broker)", refused)
+                        : std::string())
+        << "\n";
   }
-  return good == frames.size() && split_error.empty() ? kExitOk : kExitFailure;
+  if (good != frames.size() || !split_error.empty()) return kExitFailure;
+  return refused > 0 ? kExitRefused : kExitOk;
 }
 
 // The JSON objects of `text`: the whole text when it is one JSON value, else one per

@@ -21,6 +21,9 @@ namespace kwire::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+/// `kwire decode request`: every frame reads, but a broker refuses part of one (a Produce
+/// partition whose records it answers with an error code: codec/protocol/refusal.h).
+inline constexpr int kExitRefused = 3;
 
 /// Runs `kwire <args...>` (`args` excludes the program name) reading frames from `in`.
 /// Returns the exit status.

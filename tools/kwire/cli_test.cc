@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace kwire::cli {
 namespace {
 
@@ -321,10 +323,34 @@ TEST(KwireCli, DecodeChecksRecords) {
   EXPECT_EQ(o.rc, kExitOk) << o.err;
   EXPECT_EQ(o.out, std::string(kFetchCrcMismatch) + "\n");
 
+  // A fault in a Produce request's records: the frame reads, and the partition is refused
+  // (what a broker does: codec/protocol/refusal.h), exit status 3. Kafka's own reader takes
+  // an overlong varint, and the refusal says so.
   o = Kwire({"decode", "request"}, kProduceOverlongOffsetDelta);
+  EXPECT_EQ(o.rc, kExitRefused) << o.err;
+  EXPECT_EQ(o.out, std::string(kProduceOverlongOffsetDelta) + "\n");
+  EXPECT_THAT(o.err, HasSubstr("refused: ProduceRequest.TopicData[0].PartitionData[0].Records: "
+                               "INVALID_RECORD (87): non-canonical varint at byte 95 in "
+                               "ProduceRequest.TopicData[0].PartitionData[0].Records.Batch[0]"
+                               ".Record[0].OffsetDelta"));
+  EXPECT_THAT(o.err, HasSubstr("(Kafka 4.4 appends it: "));
+  EXPECT_THAT(o.err, HasSubstr("answers 1 partition with the error code above"));
+  o = Kwire({"decode", "request", "--json", "--quiet"}, kProduceOverlongOffsetDelta);
+  EXPECT_EQ(o.rc, kExitRefused) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j["refusals"].size(), 1u);
+  EXPECT_EQ(j["refusals"][0]["part"], "ProduceRequest.TopicData[0].PartitionData[0].Records");
+  EXPECT_EQ(j["refusals"][0]["error_code"], 87);
+  EXPECT_EQ(j["refusals"][0]["kind"], "varint_non_canonical");
+  EXPECT_EQ(j["refusals"][0]["offset"], 95);
+  EXPECT_EQ(j["refusals"][0]["kafka_appends"], true);
+  EXPECT_EQ(j["refusals"][0]["whole_request"], false);
+  // Records kept opaque: nothing looked at, nothing refused.
+  o = Kwire({"decode", "request", "--records", "opaque"}, kProduceOverlongOffsetDelta);
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  // Unreadable and refused frames in one stream: unreadable wins (exit 1).
+  o = Kwire({"decode", "request"}, std::string(kProduceOverlongOffsetDelta) + "00000001");
   EXPECT_EQ(o.rc, kExitFailure);
-  EXPECT_THAT(o.err, HasSubstr("non-canonical varint at byte 95 in ProduceRequest.TopicData[0]"
-                               ".PartitionData[0].Records.Batch[0].Record[0].OffsetDelta"));
   // Java reads the overlong varint; records are kept verbatim, so the frame re-encodes
   // to itself.
   o = Kwire({"decode", "request", "--quirks", "java"}, kProduceOverlongOffsetDelta);

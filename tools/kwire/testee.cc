@@ -9,6 +9,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
 #include "tools/json/json.h"
 
@@ -58,12 +59,29 @@ Json Answer(const Json& q, uint32_t quirks, RecordsMode records) {
   absl::StatusOr<Json> json = Json();
   // Under kQuirkInvalidUtf8 (--quirks java) a string is answered as Java reads it.
   const ToJsonOptions json_options = ToJsonOptions::ForQuirks(quirks);
+  // A request is read as a broker reads it: a Produce partition whose records are faulty
+  // is refused, not the frame (the testee protocol's "refused": conformance/README.md).
+  Json refusals = Json::array();
   if (request) {
-    absl::StatusOr<RequestFrame> f = DecodeRequestFrame(bytes, options);
-    if (!f.ok()) return Rejected(f.status());
-    if (op == "validate") return {{"result", "ok"}};
-    if (op == "roundtrip") again = EncodeRequestFrame(f->header, f->body, EncodeOptions{quirks});
-    else json = RequestFrameToJson(*f, json_options);
+    absl::StatusOr<BrokerRead> read = ReadRequestAsBroker(bytes, options);
+    if (!read.ok()) return Rejected(read.status());
+    for (const Refusal& r : read->refusals) {
+      Json x = {{"part", r.part},
+                {"error_code", r.error_code},
+                {"error", r.error_name},
+                {"kind", FormatErrorKind(r.fault.kind)},
+                {"offset", r.fault.offset},
+                {"path", r.fault.path}};
+      if (r.whole_request) x["whole_request"] = true;
+      refusals.push_back(std::move(x));
+    }
+    const RequestFrame& f = read->frame;
+    if (op == "validate") {
+      if (read->refused()) return {{"result", "refused"}, {"refusals", refusals}};
+      return {{"result", "ok"}};
+    }
+    if (op == "roundtrip") again = EncodeRequestFrame(f.header, f.body, EncodeOptions{quirks});
+    else json = RequestFrameToJson(f, json_options);
   } else {
     if (FindApi(key) == nullptr) {
       return {{"result", "unsupported"}, {"reason", absl::StrCat("no API key ", key)}};
@@ -89,8 +107,15 @@ Json Answer(const Json& q, uint32_t quirks, RecordsMode records) {
   }
   // decode. Under quirks a decoded string may not be UTF-8 and so have no JSON form:
   // the frame was accepted all the same, and the answer says so.
-  if (!json.ok()) return {{"result", "ok"}, {"note", absl::StrCat("no JSON form: ", json.status().message())}};
-  return {{"result", "ok"}, {"header", (*json)["header"]}, {"body", (*json)["body"]}};
+  const char* result = refusals.empty() ? "ok" : "refused";
+  if (!json.ok()) {
+    Json a = {{"result", result}, {"note", absl::StrCat("no JSON form: ", json.status().message())}};
+    if (!refusals.empty()) a["refusals"] = refusals;
+    return a;
+  }
+  Json a = {{"result", result}, {"header", (*json)["header"]}, {"body", (*json)["body"]}};
+  if (!refusals.empty()) a["refusals"] = refusals;
+  return a;
 }
 
 }  // namespace

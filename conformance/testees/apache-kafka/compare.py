@@ -8,11 +8,14 @@ Usage (from the project root)::
 
 Starts two testees of the testee protocol (conformance/README.md): this directory's
 run.sh (Kafka's own classes, kafka-clients 4.4.0 with 3.9.2 for the versions 4.x
-removed) and ``kwire testee --quirks java --records opaque`` (every Java leniency on,
-records left as bytes as Java leaves them). Sends both the ``decode`` operation of every
-vector of every set, and compares: the verdict (ok / rejected; a vector one side does
-not support is counted apart) and, when both read the frame, the header and the body in
-kwire's JSON mapping. Prints the counts, the differences grouped by kind (the vector's
+removed) and ``kwire testee --quirks java`` (every Java leniency on): for requests with
+records validated, as a broker reads them (a Produce partition it refuses is "refused",
+with the error code: this testee's Broker.java runs the broker's checks), for responses
+with ``--records opaque`` (records left as bytes, as Java's parser leaves them). Sends
+both the ``decode`` operation of every vector of every set, and compares: the verdict
+(ok / refused / rejected, and for refused the parts and their error codes; a vector one
+side does not support is counted apart) and, when both read the frame, the header and
+the body in kwire's JSON mapping. Prints the counts, the differences grouped by kind (the vector's
 set and mutation, what differs), and a few vector ids of each; exit status 0 when both
 agree on every vector both support, 1 otherwise, 2 on a usage or start-up error.
 ``--json`` writes every vector's two answers. Python 3 standard library only.
@@ -73,6 +76,11 @@ def verdict(a):
     return "ok" if r == "ok" else "rejected" if r == "rejected" else r
 
 
+def refusals(a):
+    """The refused parts of an answer and their error codes."""
+    return [(r.get("part"), r.get("error_code")) for r in a.get("refusals") or []]
+
+
 def first_difference(x, y, path=""):
     """The JSON path of the first difference between x and y."""
     if isinstance(x, dict) and isinstance(y, dict):
@@ -109,7 +117,9 @@ def main(argv=None):
                        stdout=subprocess.DEVNULL)
         kafka = Testee("Apache Kafka", [os.path.join(HERE, "run.sh")])
         kwire = Testee("kwire --quirks java",
-                       [a.kwire, "testee", "--quirks", "java", "--records", "opaque"])
+                       [a.kwire, "testee", "--quirks", "java"])
+        kwire_opaque = Testee("kwire --quirks java --records opaque",
+                              [a.kwire, "testee", "--quirks", "java", "--records", "opaque"])
     except (OSError, subprocess.CalledProcessError, RuntimeError) as e:
         print("compare: cannot start the testees: %s" % e, file=sys.stderr)
         return 2
@@ -121,7 +131,8 @@ def main(argv=None):
         seq += 1
         q = {"type": "request", "seq": seq, "op": "decode", "api_key": v["api_key"], "version": v["version"],
              "direction": v["direction"], "frame": v["frame"], "id": v["id"]}
-        ka, wa = kafka.ask(q), kwire.ask(q)
+        ka = kafka.ask(q)
+        wa = (kwire if v["direction"] == "request" else kwire_opaque).ask(q)
         kv, wv = verdict(ka), verdict(wa)
         if "unsupported" in (kv, wv):
             what = "unsupported by " + ("both" if kv == wv else
@@ -132,12 +143,14 @@ def main(argv=None):
             what = "different verdict: Kafka %s, kwire %s" % (kv, wv)
         elif kv == "rejected":
             what = "same verdict, both reject"
+        elif kv == "refused" and refusals(ka) != refusals(wa):
+            what = "different verdict: both refuse, other parts or codes"
         elif (ka.get("header"), ka.get("body")) == (wa.get("header"), wa.get("body")):
-            what = "same verdict, both accept, same header and body"
+            what = "same verdict, both read (ok or refused alike), same header and body"
         else:
             d = first_difference({"header": ka.get("header"), "body": ka.get("body")},
                                  {"header": wa.get("header"), "body": wa.get("body")})
-            what = "same verdict, both accept, different value"
+            what = "same verdict, both read, different value"
             groups[(kind_of(v), "value: " + (d or "?").split(" (")[0].split("[")[0])].append(v["id"])
         counts[what] += 1
         if what.startswith("different verdict"):
@@ -145,6 +158,7 @@ def main(argv=None):
         report.append({"id": v["id"], "kafka": ka, "kwire": wa, "what": what})
     kafka.close()
     kwire.close()
+    kwire_opaque.close()
     print("compare: %s against %s, %d vectors of %s" % (kafka.version, kwire.version, seq, a.vectors))
     print()
     print("| | vectors |")

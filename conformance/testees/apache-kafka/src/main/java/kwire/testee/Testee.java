@@ -2,6 +2,7 @@ package kwire.testee;
 
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
@@ -93,11 +94,15 @@ public final class Testee {
       switch (q.path("op").asText()) {
         case "decode": {
           Frames.Decoded d = Frames.decode(r);
-          a.put("result", "ok");
+          ArrayNode refusals = r.request ? Broker.refusals(d.body, d.bodyVersion) : null;
+          a.put("result", refusals != null && !refusals.isEmpty() ? "refused" : "ok");
           a.set("header", Mapping.toKwire(d.header, d.headerVersion));
           a.set("body", Mapping.toKwire(d.body, d.bodyVersion));
           if (d.bodyVersion != r.version) {
             a.put("body_version", d.bodyVersion);
+          }
+          if (refusals != null && !refusals.isEmpty()) {
+            a.set("refusals", refusals);
           }
           break;
         }
@@ -108,10 +113,19 @@ public final class Testee {
           a.put("frame", Mapping.HEX.formatHex(f));
           break;
         }
-        case "validate":
-          Frames.decode(r);
-          a.put("result", "ok");
+        case "validate": {
+          // A request is judged as a broker judges it: read, then each Produce partition's
+          // records checked by Kafka's own calls (Broker); a refused partition is "refused".
+          Frames.Decoded d = Frames.decode(r);
+          ArrayNode refusals = r.request ? Broker.refusals(d.body, d.bodyVersion) : null;
+          if (refusals != null && !refusals.isEmpty()) {
+            a.put("result", "refused");
+            a.set("refusals", refusals);
+          } else {
+            a.put("result", "ok");
+          }
           break;
+        }
         case "encode":
           a.put("result", "ok");
           a.put("frame", Mapping.HEX.formatHex(Frames.encodeJson(r, q)));
