@@ -1,17 +1,9 @@
-// The testee runner (testee.h): vectors, the testee process, verdicts and reports.
+// The testee runner (testee.h): vectors, verdicts and reports; the testee process itself is
+// a LineProcess (line_process.h).
 #include "conformance/testee.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "codec/wire/utf8.h"
+#include "conformance/line_process.h"
 #include "tools/json/json.h"
 
 namespace kwire::conformance {
@@ -31,12 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 constexpr const char* kOps[] = {"decode", "encode", "roundtrip", "validate"};
-// An answer line longer than this is a fault (the testee is killed and restarted).
-constexpr size_t kMaxAnswerBytes = size_t{256} << 20;
-constexpr size_t kStderrTail = 2048;
 // The hello waits at least this long: a testee may compile or load a runtime first.
 constexpr double kHelloSeconds = 60;
 // A testee whose stdout ended is given this long (at most --timeout) to exit before it
@@ -85,18 +74,6 @@ Json ParseAnswer(const std::string& line, std::string* duplicate) {
     return true;
   };
   return Json::parse(line, cb, false);
-}
-
-// The testee's process group, for the signal handlers below (0: none).
-std::atomic<pid_t> g_testee_group{0};
-
-// SIGINT / SIGTERM / SIGHUP while a testee runs: kill its process group (which a
-// terminal's Ctrl-C does not reach: it has its own), then die of the signal.
-extern "C" void KillTesteeAndDie(int sig) {
-  const pid_t g = g_testee_group.load();
-  if (g > 0) kill(-g, SIGKILL);
-  signal(sig, SIG_DFL);
-  raise(sig);
 }
 
 bool ParseHex(const std::string& hex, std::vector<uint8_t>& out) {
@@ -211,288 +188,7 @@ std::string ExpectedError(const JsonlVector& v) {
                          e.value("path", std::string("?")));
 }
 
-// ---- The testee process.
-
-class Process {
- public:
-  enum Status { kLine, kTimeout, kClosed, kTooLong };
-
-  explicit Process(std::FILE* log) : log_(log) {}
-  ~Process() { Kill(); }
-  Process(const Process&) = delete;
-  Process& operator=(const Process&) = delete;
-
-  bool running() const { return pid_ > 0; }
-
-  bool Start(const std::string& command, std::string& error) {
-    int in[2], out[2], err[2];
-    if (pipe2(in, O_CLOEXEC) != 0) return Fail(error, "pipe");
-    if (pipe2(out, O_CLOEXEC) != 0) {
-      CloseBoth(in);
-      return Fail(error, "pipe");
-    }
-    if (pipe2(err, O_CLOEXEC) != 0) {
-      CloseBoth(in);
-      CloseBoth(out);
-      return Fail(error, "pipe");
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-      CloseBoth(in);
-      CloseBoth(out);
-      CloseBoth(err);
-      return Fail(error, "fork");
-    }
-    if (pid == 0) {
-      setpgid(0, 0);
-      dup2(in[0], 0);
-      dup2(out[1], 1);
-      dup2(err[1], 2);
-      signal(SIGPIPE, SIG_DFL);
-      // A simple command is exec'ed by the shell, so that the testee itself holds the
-      // pipes (its exit or closed stdout is seen at once) and its signal is reported.
-      const std::string run = command.find_first_of(";&|<>()`$=\n") == std::string::npos
-                                  ? "exec " + command
-                                  : command;
-      execl("/bin/sh", "sh", "-c", run.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    setpgid(pid, pid);
-    pgid_ = pid;
-    g_testee_group.store(pid);
-    close(in[0]);
-    close(out[1]);
-    close(err[1]);
-    in_ = in[1];
-    out_ = out[0];
-    err_ = err[0];
-    for (int fd : {in_, out_, err_}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    pid_ = pid;
-    out_buf_.clear();
-    tail_.clear();
-    exit_.clear();
-    return true;
-  }
-
-  // Sends `line` + '\n' and waits at most `timeout` seconds for one line of stdout.
-  // Lines that were already waiting, or that arrive before the whole request is
-  // written, answer no request: they are dropped and counted in `*extra`.
-  Status Exchange(const std::string& line, double timeout, std::string& answer, size_t* extra) {
-    *extra = 0;
-    for (size_t nl; (nl = out_buf_.find('\n')) != std::string::npos;) {
-      out_buf_.erase(0, nl + 1);
-      ++*extra;
-    }
-    return Transfer(line + "\n", timeout, answer, extra);
-  }
-
-  // Waits at most `timeout` seconds for the next line of stdout, sending nothing: the
-  // answer after a line that turned out to answer an earlier request.
-  Status ReadLine(double timeout, std::string& answer) {
-    size_t extra = 0;
-    return Transfer("", timeout, answer, &extra);
-  }
-
- private:
-  // Writes `pending` (may be empty) while reading stdout; then returns the first line.
-  Status Transfer(const std::string& pending, double timeout, std::string& answer, size_t* extra) {
-    size_t written = 0, searched = 0;
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(timeout));
-    for (;;) {
-      const bool sent = written == pending.size() || in_ < 0;
-      if (sent) {
-        if (size_t nl = out_buf_.find('\n', searched); nl != std::string::npos) {
-          answer = out_buf_.substr(0, nl);
-          out_buf_.erase(0, nl + 1);
-          return kLine;
-        }
-        searched = out_buf_.size();
-      } else {
-        for (size_t nl; (nl = out_buf_.find('\n')) != std::string::npos;) {
-          out_buf_.erase(0, nl + 1);
-          ++*extra;
-        }
-        searched = 0;
-      }
-      if (out_buf_.size() > kMaxAnswerBytes) return kTooLong;
-      if (out_ < 0) return kClosed;
-      pollfd fds[3];
-      int n = 0;
-      fds[n++] = {out_, POLLIN, 0};
-      if (err_ >= 0) fds[n++] = {err_, POLLIN, 0};
-      if (!sent) fds[n++] = {in_, POLLOUT, 0};
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) return kTimeout;
-      // In slices, to notice a testee that exited while something it started (a child
-      // in its own session) still holds the pipes open.
-      int r = poll(fds, n, static_cast<int>(std::min<int64_t>(left.count() + 1, 200)));
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) return kClosed;
-      if (r == 0) {
-        int status = 0;
-        if (pid_ > 0 && waitpid(pid_, &status, WNOHANG) == pid_) {
-          pid_ = -1;
-          exit_ = Describe(status);
-          return kClosed;
-        }
-        continue;
-      }
-      for (int i = 0; i < n; ++i) {
-        if (fds[i].revents == 0) continue;
-        if (fds[i].fd == in_) {
-          ssize_t w = write(in_, pending.data() + written, pending.size() - written);
-          if (w > 0) {
-            written += static_cast<size_t>(w);
-          } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
-            close(in_);  // EPIPE: the testee closed its stdin; it may still answer
-            in_ = -1;
-          }
-        } else if (fds[i].fd == out_) {
-          if (!ReadInto(out_, &out_buf_, false)) {
-            close(out_);
-            out_ = -1;
-          }
-        } else if (fds[i].fd == err_) {
-          if (!ReadInto(err_, &tail_, true)) {
-            close(err_);
-            err_ = -1;
-          }
-        }
-      }
-    }
-  }
-
- public:
-  // Closes stdin and waits at most `timeout` seconds for the testee to exit; kills it
-  // after. Returns how it ended ("exit status 0", "killed by signal 9", ...).
-  std::string Finish(double timeout) {
-    if (pid_ <= 0) {
-      Kill();
-      return exit_;
-    }
-    if (in_ >= 0) close(in_);
-    in_ = -1;
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(timeout));
-    while (Clock::now() < deadline) {
-      int status = 0;
-      pid_t r = waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        pid_ = -1;
-        exit_ = Describe(status);
-        Kill();  // its group, and the pipes
-        return exit_;
-      }
-      // Wait for output or the pipes' end; bounded, so a testee that keeps running
-      // after closing stdout is still waited for at most `timeout`.
-      pollfd fds[2];
-      int n = 0;
-      if (out_ >= 0) fds[n++] = {out_, POLLIN, 0};
-      if (err_ >= 0) fds[n++] = {err_, POLLIN, 0};
-      poll(fds, n, 20);
-      for (int i = 0; i < n; ++i) {
-        if (fds[i].revents == 0) continue;
-        std::string* into = fds[i].fd == out_ ? &out_buf_ : &tail_;
-        if (!ReadInto(fds[i].fd, into, fds[i].fd == err_)) {
-          close(fds[i].fd);
-          (fds[i].fd == out_ ? out_ : err_) = -1;
-        }
-      }
-    }
-    Kill();
-    exit_ = absl::StrCat("did not exit within ", timeout, " s; killed");
-    return exit_;
-  }
-
-  // Kills the testee's process group and reaps it. Sets exit_ when it had exited.
-  void Kill() {
-    if (pid_ > 0) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        exit_ = Describe(status);
-      } else {
-        kill(-pgid_, SIGKILL);
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &status, 0);
-        exit_ = "killed";
-      }
-      pid_ = -1;
-    }
-    if (pgid_ > 0) {
-      kill(-pgid_, SIGKILL);  // whatever it left behind in its group
-      pgid_ = -1;
-      g_testee_group.store(0);
-    }
-    DrainAndClose();
-  }
-
-  // The testee's exit, when known ("exit status 3"), else "".
-  const std::string& exit_description() const { return exit_; }
-
-  std::string StderrTail() const {
-    std::string t = tail_;
-    while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
-    return t;
-  }
-
- private:
-  static bool Fail(std::string& error, const char* what) {
-    error = absl::StrCat(what, ": ", std::strerror(errno));
-    return false;
-  }
-  static void CloseBoth(int p[2]) {
-    close(p[0]);
-    close(p[1]);
-  }
-  static std::string Describe(int status) {
-    if (WIFEXITED(status)) return absl::StrCat("exit status ", WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) {
-      return absl::StrCat("killed by signal ", WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")");
-    }
-    return "ended";
-  }
-
-  // Reads what is there; false at end of file or on an error.
-  bool ReadInto(int fd, std::string* into, bool is_stderr) {
-    char buf[65536];
-    for (;;) {
-      ssize_t r = read(fd, buf, sizeof buf);
-      if (r > 0) {
-        if (is_stderr) {
-          if (log_ != nullptr) std::fwrite(buf, 1, static_cast<size_t>(r), log_);
-          into->append(buf, static_cast<size_t>(r));
-          if (into->size() > 2 * kStderrTail) into->erase(0, into->size() - kStderrTail);
-        } else {
-          into->append(buf, static_cast<size_t>(r));
-        }
-        if (static_cast<size_t>(r) < sizeof buf) return true;
-        continue;
-      }
-      if (r < 0 && (errno == EAGAIN || errno == EINTR)) return true;
-      return false;
-    }
-  }
-
-  void DrainAndClose() {
-    if (err_ >= 0) {
-      ReadInto(err_, &tail_, true);
-      close(err_);
-    }
-    if (out_ >= 0) close(out_);
-    if (in_ >= 0) close(in_);
-    in_ = out_ = err_ = -1;
-    if (tail_.size() > kStderrTail) tail_.erase(0, tail_.size() - kStderrTail);
-  }
-
-  std::FILE* log_ = nullptr;
-  pid_t pid_ = -1;
-  pid_t pgid_ = -1;
-  int in_ = -1, out_ = -1, err_ = -1;
-  std::string out_buf_, tail_, exit_;
-};
-
-std::string WithStderr(const Process& p) {
+std::string WithStderr(const LineProcess& p) {
   std::string t = Clean(p.StderrTail());
   if (t.empty()) return "";
   // Last few lines only.
@@ -509,18 +205,18 @@ std::string WithStderr(const Process& p) {
 }
 
 // Sends the hello; fills the report's name/version/operations. False with `error`.
-bool Hello(Process& p, const TesteeOptions& o, TesteeReport& report, std::string& error) {
+bool Hello(LineProcess& p, const TesteeOptions& o, TesteeReport& report, std::string& error) {
   const Json hello = {{"type", "hello"}, {"protocol", kTesteeProtocol}, {"format", 1}};
   std::string line;
   size_t extra = 0;
   const double wait = std::max(o.timeout_seconds, kHelloSeconds);
   switch (p.Exchange(hello.dump(), wait, line, &extra)) {
-    case Process::kLine: break;
-    case Process::kTimeout:
+    case LineProcess::kLine: break;
+    case LineProcess::kTimeout:
       error = absl::StrCat("no answer to the hello within ", wait, " s");
       return false;
-    case Process::kClosed:
-    case Process::kTooLong:
+    case LineProcess::kClosed:
+    case LineProcess::kTooLong:
       p.Finish(std::min(o.timeout_seconds, kExitGraceSeconds));  // reaps it: its exit status
       error = absl::StrCat("the testee ended before answering the hello (", p.exit_description(), ")",
                            WithStderr(p));
@@ -927,15 +623,8 @@ TesteeReport RunTestee(const TesteeOptions& o) {
   }
   // A testee that closes its stdin early must not kill the runner; a runner stopped by
   // a signal takes its testee with it.
-  struct sigaction ignore {}, die {}, old_pipe {}, old_int {}, old_term {}, old_hup {};
-  ignore.sa_handler = SIG_IGN;
-  die.sa_handler = KillTesteeAndDie;
-  sigaction(SIGPIPE, &ignore, &old_pipe);
-  sigaction(SIGINT, &die, &old_int);
-  sigaction(SIGTERM, &die, &old_term);
-  sigaction(SIGHUP, &die, &old_hup);
-
-  Process p(log);
+  const KillChildOnSignal guard;
+  LineProcess p(log);
   bool started = false;  // a live testee that answered the hello
   bool stopped = false;  // it never started, or failed again after max_restarts restarts
   size_t extra_answers = 0;
@@ -997,13 +686,13 @@ TesteeReport RunTestee(const TesteeOptions& o) {
         r.detail = stderr_tail ? absl::StrCat(detail, WithStderr(p)) : std::move(detail);
         report.faults.push_back(absl::StrCat(v.id, " ", op, ": ", r.detail));
       };
-      Process::Status status =
+      LineProcess::Status status =
           p.Exchange(RequestFor(v, op, want_seq).dump(), o.timeout_seconds, line, &extra);
       // A line for an earlier seq that arrived after this request was written (a testee
       // that wrote a second answer late): it answers no request either. Dropped and
       // counted like the lines waiting before the request, and the answer is read on;
       // otherwise whether it is caught would depend on the scheduler.
-      while (status == Process::kLine && AnswersEarlierSeq(line, want_seq)) {
+      while (status == LineProcess::kLine && AnswersEarlierSeq(line, want_seq)) {
         ++extra;
         status = p.ReadLine(o.timeout_seconds, line);
       }
@@ -1012,7 +701,7 @@ TesteeReport RunTestee(const TesteeOptions& o) {
         extra_answers += extra;
       }
       switch (status) {
-        case Process::kLine: {
+        case LineProcess::kLine: {
           std::string duplicate;
           Json a = ParseAnswer(line, &duplicate);
           r.answer = "garbage";
@@ -1032,14 +721,14 @@ TesteeReport RunTestee(const TesteeOptions& o) {
           }
           break;
         }
-        case Process::kTimeout:
+        case LineProcess::kTimeout:
           fault("timeout", absl::StrCat("no answer within ", o.timeout_seconds, " s (killed)"), true);
           break;
-        case Process::kTooLong:
-          fault("garbage", absl::StrCat("an answer line longer than ", kMaxAnswerBytes >> 20, " MiB (killed)"),
+        case LineProcess::kTooLong:
+          fault("garbage", absl::StrCat("an answer line longer than ", kMaxLineBytes >> 20, " MiB (killed)"),
                 false);
           break;
-        case Process::kClosed:
+        case LineProcess::kClosed:
           p.Finish(std::min(o.timeout_seconds, kExitGraceSeconds));  // its exit status, if it ends
           fault("died", absl::StrCat("the testee ended before answering (", p.exit_description(), ")"), true);
           break;
@@ -1088,10 +777,6 @@ TesteeReport RunTestee(const TesteeOptions& o) {
   if (!report.results.empty() && report.Count(TesteeOutcome::kUnsupported) == report.results.size()) {
     report.warnings.push_back("every answer was `unsupported`: nothing was tested");
   }
-  sigaction(SIGPIPE, &old_pipe, nullptr);
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  sigaction(SIGHUP, &old_hup, nullptr);
   if (log != nullptr) std::fclose(log);
   return report;
 }

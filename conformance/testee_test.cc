@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "conformance/line_process.h"
 
 #ifndef KWIRE_CONFORMANCE_DIR
 #error "KWIRE_CONFORMANCE_DIR must name conformance/vectors"
@@ -332,6 +333,37 @@ TEST_F(RunTest, GarbageAndWrongSeqFailWithoutRestart) {
   EXPECT_EQ(r.restarts, 0);
   EXPECT_TRUE(absl::StrContains(r.results[0].ops[0].detail, "not a JSON object: not json"));
   EXPECT_TRUE(absl::StrContains(r.results[1].ops[0].detail, "the answer is for seq")) << r.results[1].ops[0].detail;
+}
+
+// The transport on its own (line_process.h): a line out, a line back; stderr kept; the
+// child's exit described.
+TEST(LineProcess, ExchangesLinesAndDescribesTheExit) {
+  LineProcess p;
+  std::string error, answer;
+  ASSERT_TRUE(p.Start("echo started >&2; while read -r l; do echo \"got $l\"; done; exit 3", error))
+      << error;
+  size_t extra = 0;
+  ASSERT_EQ(p.Exchange("one", 30, answer, &extra), LineProcess::kLine);
+  EXPECT_EQ(answer, "got one");
+  EXPECT_EQ(extra, 0u);
+  ASSERT_EQ(p.Exchange("two", 30, answer, &extra), LineProcess::kLine);
+  EXPECT_EQ(answer, "got two");
+  EXPECT_EQ(p.Finish(30), "exit status 3");
+  EXPECT_EQ(p.exit_description(), "exit status 3");
+  EXPECT_EQ(p.StderrTail(), "started");
+  EXPECT_FALSE(p.running());
+}
+
+TEST(LineProcess, AChildThatEndsIsClosedAndOnlyTheTailOfItsStderrIsKept) {
+  LineProcess p;
+  std::string error, answer;
+  // 5,000 bytes of stderr, then an exit without answering.
+  ASSERT_TRUE(p.Start("head -c 5000 /dev/zero | tr '\\0' x >&2; exit 7", error)) << error;
+  size_t extra = 0;
+  EXPECT_EQ(p.Exchange("hello", 30, answer, &extra), LineProcess::kClosed);
+  p.Kill();
+  EXPECT_EQ(p.exit_description(), "exit status 7");
+  EXPECT_EQ(p.StderrTail(), std::string(kStderrTailBytes, 'x'));
 }
 
 TEST_F(RunTest, DyingTesteeIsRestartedThenTheRunStops) {
