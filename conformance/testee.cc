@@ -17,23 +17,12 @@
 #include "absl/strings/strip.h"
 #include "codec/wire/utf8.h"
 #include "conformance/line_process.h"
+#include "conformance/testee_internal.h"
 #include "tools/json/json.h"
 
 namespace kwire::conformance {
-namespace {
+namespace testee_internal {
 
-namespace fs = std::filesystem;
-using Json = nlohmann::json;
-
-constexpr const char* kOps[] = {"decode", "encode", "roundtrip", "validate"};
-// The hello waits at least this long: a testee may compile or load a runtime first.
-constexpr double kHelloSeconds = 60;
-// A testee whose stdout ended is given this long (at most --timeout) to exit before it
-// is killed, so that the report can say how it ended.
-constexpr double kExitGraceSeconds = 1;
-
-// Text from the testee made safe to print and to put in XML: control characters (but
-// tab and newline) and bytes that are not well-formed UTF-8 become '?'.
 std::string Clean(const std::string& s) {
   std::string out;
   out.reserve(s.size());
@@ -52,10 +41,26 @@ std::string Clean(const std::string& s) {
   return out;
 }
 
-std::string Shorten(std::string s, size_t n = 200) {
+std::string Shorten(std::string s, size_t n) {
   if (s.size() > n) s = s.substr(0, n) + "...";
   return Clean(s);
 }
+
+}  // namespace testee_internal
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using testee_internal::Clean;
+using testee_internal::kOps;
+using testee_internal::Shorten;
+
+// The hello waits at least this long: a testee may compile or load a runtime first.
+constexpr double kHelloSeconds = 60;
+// A testee whose stdout ended is given this long (at most --timeout) to exit before it
+// is killed, so that the report can say how it ended.
+constexpr double kExitGraceSeconds = 1;
 
 // Parses one answer line; a member repeated within one object (which a plain parse
 // would resolve silently, the last one winning) is reported in `*duplicate`.
@@ -76,117 +81,6 @@ Json ParseAnswer(const std::string& line, std::string* duplicate) {
   return Json::parse(line, cb, false);
 }
 
-bool ParseHex(const std::string& hex, std::vector<uint8_t>& out) {
-  if (hex.size() % 2 != 0) return false;
-  out.clear();
-  out.reserve(hex.size() / 2);
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out.push_back(static_cast<uint8_t>(hi << 4 | lo));
-  }
-  return true;
-}
-
-std::string FirstDifference(std::span<const uint8_t> want, std::span<const uint8_t> got) {
-  size_t i = 0;
-  while (i < want.size() && i < got.size() && want[i] == got[i]) ++i;
-  return absl::StrFormat("%d bytes expected, %d answered, first difference at byte %d", want.size(),
-                         got.size(), i);
-}
-
-// Where the answer's JSON differs from the vector's, member by member: every member
-// there and nothing else, arrays of the same length, leaves equal (an int64, a string
-// in the vector, may be answered as a number). Values that compare equal here are
-// still checked by bytes (float64 bits, -0.0) by the caller.
-std::optional<std::string> JsonDifference(const Json& want, const Json& got,
-                                          const std::string& path) {
-  if (want.is_object()) {
-    if (!got.is_object()) return absl::StrCat(path, ": expected an object, got ", Shorten(got.dump()));
-    for (const auto& [k, v] : want.items()) {
-      auto it = got.find(k);
-      if (it == got.end()) return absl::StrCat(path, ": member \"", k, "\" missing");
-      if (auto d = JsonDifference(v, *it, absl::StrCat(path, ".", k))) return d;
-    }
-    for (const auto& [k, v] : got.items()) {
-      if (!want.contains(k)) return absl::StrCat(path, ": unexpected member \"", k, "\"");
-    }
-    return std::nullopt;
-  }
-  if (want.is_array()) {
-    if (!got.is_array()) return absl::StrCat(path, ": expected an array, got ", Shorten(got.dump()));
-    if (want.size() != got.size()) {
-      return absl::StrFormat("%s: %d elements expected, %d answered", path, want.size(), got.size());
-    }
-    for (size_t i = 0; i < want.size(); ++i) {
-      if (auto d = JsonDifference(want[i], got[i], absl::StrCat(path, "[", i, "]"))) return d;
-    }
-    return std::nullopt;
-  }
-  if (want == got) return std::nullopt;
-  if (want.is_string() && (got.is_number_integer() || got.is_number_unsigned()) &&
-      got.dump() == want.get<std::string>()) {
-    return std::nullopt;  // int64 as a number
-  }
-  return absl::StrCat(path, ": expected ", Shorten(want.dump()), ", answered ", Shorten(got.dump()));
-}
-
-std::string ErrorOfAnswer(const Json& a) {
-  std::string s;
-  if (auto it = a.find("error"); it != a.end()) s = it->is_string() ? it->get<std::string>() : it->dump();
-  std::vector<std::string> where;
-  if (auto it = a.find("kind"); it != a.end() && it->is_string()) where.push_back(it->get<std::string>());
-  if (auto it = a.find("offset"); it != a.end() && it->is_number()) where.push_back(absl::StrCat("at byte ", it->dump()));
-  if (auto it = a.find("path"); it != a.end() && it->is_string()) where.push_back(absl::StrCat("in ", it->get<std::string>()));
-  if (!where.empty()) absl::StrAppend(&s, s.empty() ? "" : " ", "[", absl::StrJoin(where, " "), "]");
-  return Clean(s);
-}
-
-// "INVALID_RECORD (87) for ProduceRequest.TopicData[0].PartitionData[0].Records": the
-// refusals a refuse vector expects, or an answer gives.
-std::string RefusalsText(const Json& refusals) {
-  std::vector<std::string> parts;
-  if (refusals.is_array()) {
-    for (const Json& r : refusals) {
-      if (!r.is_object()) continue;
-      parts.push_back(absl::StrFormat(
-          "%s (%s) for %s", r.contains("error") ? r["error"].dump() : "?",
-          r.contains("error_code") ? r["error_code"].dump() : "?",
-          r.contains("part") && r["part"].is_string() ? r["part"].get<std::string>() : "?"));
-    }
-  }
-  return Clean(absl::StrJoin(parts, "; "));
-}
-
-// Compares an answer's "refusals" with the vector's: the same parts, in order, each with
-// the same error code. kind, offset and path are shown, never judged (as for rejects).
-std::optional<std::string> RefusalsDifference(const JsonlVector& v, const Json& a) {
-  const Json& want = v.record["refusals"];
-  auto it = a.find("refusals");
-  if (it == a.end() || !it->is_array()) return "the answer has no \"refusals\" array";
-  const Json& got = *it;
-  bool same = got.size() == want.size();
-  for (size_t i = 0; same && i < got.size(); ++i) {
-    same = got[i].is_object() && got[i].value("part", Json()) == want[i]["part"] &&
-           got[i].value("error_code", Json()) == want[i]["error_code"];
-  }
-  if (same) return std::nullopt;
-  return absl::StrCat("refused ", Shorten(RefusalsText(got), 300), "; a broker answers ",
-                      Shorten(RefusalsText(want), 300));
-}
-
-std::string ExpectedError(const JsonlVector& v) {
-  const Json& e = v.record.value("error", Json::object());
-  return absl::StrFormat("%s at byte %s in %s", e.value("kind", "?"),
-                         e.contains("offset") ? e["offset"].dump() : "?",
-                         e.value("path", std::string("?")));
-}
 
 std::string WithStderr(const LineProcess& p) {
   std::string t = Clean(p.StderrTail());
@@ -326,36 +220,6 @@ std::map<std::string, std::string> LoadIdList(const std::string& path,
   return out;
 }
 
-std::string XmlEscape(const std::string& text) {
-  const std::string s = Clean(text);
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default:
-        // XML 1.0 forbids most control characters even as references.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          out += '?';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
-
-std::string Describe(const JsonlVector& v, const TesteeResult& r) {
-  std::vector<std::string> parts;
-  for (const OpResult& op : r.ops) {
-    if (op.verdict == "fail" || op.verdict == "not run") {
-      parts.push_back(absl::StrCat(op.op, ": ", op.detail));
-    }
-  }
-  return absl::StrJoin(parts, "; ");
-}
 
 }  // namespace
 
@@ -477,112 +341,6 @@ std::vector<JsonlVector> LoadJsonlVectors(const TesteeOptions& o, std::vector<st
   }
   if (all_ids) *all_ids = std::move(ids);
   return out;
-}
-
-std::vector<std::string> OperationsFor(const JsonlVector& v, const std::vector<std::string>& ops) {
-  std::vector<std::string> out;
-  for (const std::string& op : ops) {
-    if (!v.accept && op == "encode") continue;
-    out.push_back(op);
-  }
-  return out;
-}
-
-void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpResult& r) {
-  r.op = op;
-  auto fail = [&](std::string why) {
-    r.verdict = "fail";
-    r.detail = std::move(why);
-  };
-  if (!a.contains("result") || !a["result"].is_string()) {
-    r.answer = "garbage";
-    return fail(absl::StrCat("the answer has no \"result\": ", Shorten(a.dump())));
-  }
-  const std::string result = a["result"].get<std::string>();
-  r.answer = result;
-  if (result == "unsupported") {
-    r.verdict = "unsupported";
-    r.detail = a.value("reason", std::string());
-    return;
-  }
-  if (result == "crashed") {
-    r.error = ErrorOfAnswer(a);
-    return fail(absl::StrCat("the implementation crashed: ", Shorten(r.error, 400)));
-  }
-  if (result == "rejected") {
-    r.error = ErrorOfAnswer(a);
-    if (v.refuse) {
-      return fail(absl::StrCat("called a frame unreadable that a broker reads (it answers ",
-                               Shorten(RefusalsText(v.record["refusals"]), 300),
-                               "): ", Shorten(r.error, 400)));
-    }
-    if (v.accept) return fail(absl::StrCat("rejected a valid frame: ", Shorten(r.error, 400)));
-    r.verdict = "pass";
-    r.detail = absl::StrCat("expected ", ExpectedError(v));
-    return;
-  }
-  // Refusals are the verdict of decode and validate; encode and roundtrip read and write
-  // bytes, whatever a broker then does with them.
-  const bool judge_refusal = v.refuse && (op == "decode" || op == "validate");
-  if (result == "refused") {
-    r.error = Shorten(RefusalsText(a.value("refusals", Json())), 400);
-    if (!v.accept) {
-      return fail(absl::StrCat("read a frame that cannot be read (", ExpectedError(v),
-                               ") and refused part of it: ", r.error));
-    }
-    if (!judge_refusal) {
-      return fail(v.refuse ? absl::StrCat(op, " answers ok with the frame, not refused")
-                           : absl::StrCat("refused a frame a broker takes whole: ", r.error));
-    }
-    if (auto d = RefusalsDifference(v, a)) return fail(*d);
-  } else if (result != "ok") {
-    r.answer = "garbage";
-    return fail(absl::StrCat("unknown result \"", Shorten(result, 40), "\""));
-  } else if (!v.accept) {
-    return fail(absl::StrCat("accepted a frame that must be rejected (", ExpectedError(v),
-                             v.lenient ? "; Java accepts it: --lenient leaves such vectors out" : "",
-                             ")"));
-  } else if (judge_refusal) {
-    return fail(absl::StrCat("accepted a frame a broker refuses in part (it answers ",
-                             Shorten(RefusalsText(v.record["refusals"]), 300), ")"));
-  }
-  std::vector<uint8_t> frame;
-  ParseHex(v.record["frame"].get<std::string>(), frame);
-  if (op == "validate") {
-    r.verdict = "pass";
-    return;
-  }
-  if (op == "encode" || op == "roundtrip") {
-    auto it = a.find("frame");
-    std::vector<uint8_t> got;
-    if (it == a.end() || !it->is_string() || !ParseHex(it->get<std::string>(), got)) {
-      return fail("the answer has no \"frame\" of hex digits");
-    }
-    if (got != frame) return fail(absl::StrCat("different frame: ", FirstDifference(frame, got)));
-    r.verdict = "pass";
-    return;
-  }
-  // decode
-  for (const char* part : {"header", "body"}) {
-    if (!a.contains(part)) return fail(absl::StrCat("the answer has no \"", part, "\""));
-    if (auto d = JsonDifference(v.record[part], a[part], part)) return fail(*d);
-  }
-  Json j = {{"api_key", v.api_key},
-            {"version", v.version},
-            {"direction", v.request ? "request" : "response"},
-            {"header", a["header"]},
-            {"body", a["body"]}};
-  if (v.record.contains("body_version")) j["body_version"] = v.record["body_version"];
-  absl::StatusOr<std::vector<uint8_t>> bytes = FrameFromJson(j);
-  if (!bytes.ok()) {
-    return fail(absl::StrCat("the answer is not a valid message in the JSON mapping: ",
-                             bytes.status().message()));
-  }
-  if (*bytes != frame) {
-    return fail(absl::StrCat("the answer's values are not the frame's (encoded: ",
-                             FirstDifference(frame, *bytes), ")"));
-  }
-  r.verdict = "pass";
 }
 
 TesteeReport RunTestee(const TesteeOptions& o) {
@@ -779,163 +537,6 @@ TesteeReport RunTestee(const TesteeOptions& o) {
   }
   if (log != nullptr) std::fclose(log);
   return report;
-}
-
-std::string RenderTesteeList(const std::vector<JsonlVector>& vectors) {
-  std::string out;
-  const std::vector<std::string> all(std::begin(kOps), std::end(kOps));
-  for (const JsonlVector& v : vectors) {
-    for (const std::string& op : OperationsFor(v, all)) absl::StrAppend(&out, v.id, " ", op, "\n");
-  }
-  return out;
-}
-
-std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
-  std::string out = absl::StrCat("kwire conformance: testee `", r.options.command, "`");
-  if (!r.name.empty()) absl::StrAppend(&out, ": ", r.name, r.version.empty() ? "" : " ", r.version);
-  if (!r.operations.empty()) absl::StrAppend(&out, " (", absl::StrJoin(r.operations, ", "), ")");
-  absl::StrAppend(&out, "\nvectors: ", r.vectors.size(), " from ", r.options.dir);
-  if (r.options.lenient) absl::StrAppend(&out, " (", r.left_out_lenient, " lenient ones left out)");
-  absl::StrAppend(&out, "\n\n");
-  absl::StrAppend(&out, absl::StrFormat("%-10s %8s %8s %8s %12s %9s %11s %8s\n", "category", "vectors",
-                                        "passed", "failed", "unsupported", "expected", "unexpected",
-                                        "not-run"));
-  std::vector<std::string> cats = Categories();
-  cats.push_back("");
-  for (const std::string& c : cats) {
-    size_t n = 0;
-    for (const TesteeResult& res : r.results) n += c.empty() || r.vectors[res.vector].category == c;
-    if (n == 0 && !c.empty()) continue;
-    absl::StrAppend(
-        &out, absl::StrFormat("%-10s %8d %8d %8d %12d %9d %11d %8d\n", c.empty() ? "total" : c, n,
-                              r.Count(TesteeOutcome::kPass, c), r.Count(TesteeOutcome::kFail, c),
-                              r.Count(TesteeOutcome::kUnsupported, c),
-                              r.Count(TesteeOutcome::kExpectedFailure, c),
-                              r.Count(TesteeOutcome::kUnexpectedPass, c), r.Count(TesteeOutcome::kNotRun, c)));
-  }
-  for (size_t i = 0; i < r.errors.size() && i < 20; ++i) absl::StrAppend(&out, "\nerror: ", r.errors[i]);
-  if (r.errors.size() > 20) absl::StrAppend(&out, "\n... and ", r.errors.size() - 20, " more errors (--json has all)");
-  if (!r.faults.empty()) {
-    absl::StrAppend(&out, "\n", r.faults.size(), " testee fault(s), ", r.restarts, " restart(s):");
-    for (size_t i = 0; i < r.faults.size() && i < 10; ++i) absl::StrAppend(&out, "\n  ", r.faults[i]);
-  }
-  for (size_t i = 0; i < r.warnings.size() && i < 20; ++i) absl::StrAppend(&out, "\nwarning: ", r.warnings[i]);
-  size_t shown = 0, bad = 0;
-  for (const TesteeResult& res : r.results) {
-    if (res.outcome != TesteeOutcome::kFail && res.outcome != TesteeOutcome::kUnexpectedPass) continue;
-    ++bad;
-    if (shown++ == 0) absl::StrAppend(&out, "\n\nfailures:");
-    if (shown > max_failures) continue;
-    const JsonlVector& v = r.vectors[res.vector];
-    absl::StrAppend(&out, "\n  ", v.id, " (", v.file, ":", v.line, "): ",
-                    res.outcome == TesteeOutcome::kUnexpectedPass
-                        ? absl::StrCat("passes, but is listed as an expected failure (", res.expected_reason, ")")
-                        : Describe(v, res));
-  }
-  if (bad > max_failures) absl::StrAppend(&out, "\n  ... and ", bad - max_failures, " more (--json has all)");
-  absl::StrAppend(&out, "\n\n", r.ok() ? "PASS" : "FAIL", "\n");
-  return out;
-}
-
-std::string RenderTesteeJUnit(const TesteeReport& r) {
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  absl::StrAppend(&out, "<testsuites name=\"kwire conformance: ", XmlEscape(r.name.empty() ? r.options.command : r.name),
-                  "\" tests=\"", r.results.size(), "\" failures=\"",
-                  r.Count(TesteeOutcome::kFail) + r.Count(TesteeOutcome::kUnexpectedPass) +
-                      r.Count(TesteeOutcome::kNotRun),
-                  "\">\n");
-  for (const std::string& c : Categories()) {
-    std::string cases;
-    size_t n = 0, failures = 0, skipped = 0;
-    for (const TesteeResult& res : r.results) {
-      const JsonlVector& v = r.vectors[res.vector];
-      if (v.category != c) continue;
-      ++n;
-      absl::StrAppend(&cases, "    <testcase classname=\"kwire.conformance.", c, "\" name=\"", XmlEscape(v.id), "\">");
-      switch (res.outcome) {
-        case TesteeOutcome::kPass: break;
-        case TesteeOutcome::kFail:
-        case TesteeOutcome::kNotRun:
-          ++failures;
-          absl::StrAppend(&cases, "<failure message=\"", XmlEscape(Shorten(Describe(v, res), 300)), "\">",
-                          XmlEscape(Describe(v, res)), "</failure>");
-          break;
-        case TesteeOutcome::kUnexpectedPass:
-          ++failures;
-          absl::StrAppend(&cases, "<failure message=\"passes, but is listed as an expected failure\">",
-                          XmlEscape(res.expected_reason), "</failure>");
-          break;
-        case TesteeOutcome::kUnsupported:
-          ++skipped;
-          absl::StrAppend(&cases, "<skipped message=\"unsupported\"/>");
-          break;
-        case TesteeOutcome::kExpectedFailure:
-          ++skipped;
-          absl::StrAppend(&cases, "<skipped message=\"expected failure: ", XmlEscape(res.expected_reason), "\"/>");
-          break;
-      }
-      absl::StrAppend(&cases, "</testcase>\n");
-    }
-    if (n == 0) continue;
-    absl::StrAppend(&out, "  <testsuite name=\"", c, "\" tests=\"", n, "\" failures=\"", failures,
-                    "\" skipped=\"", skipped, "\">\n", cases, "  </testsuite>\n");
-  }
-  absl::StrAppend(&out, "</testsuites>\n");
-  return out;
-}
-
-std::string RenderTesteeJson(const TesteeReport& r) {
-  Json j;
-  j["protocol"] = kTesteeProtocol;
-  j["testee"] = {{"command", r.options.command}, {"name", r.name}, {"version", r.version},
-                 {"operations", r.operations}};
-  j["dir"] = r.options.dir;
-  j["lenient_left_out"] = r.left_out_lenient;
-  j["ok"] = r.ok();
-  Json cats = Json::object();
-  std::vector<std::string> all = Categories();
-  all.push_back("");
-  for (const std::string& c : all) {
-    Json t;
-    size_t n = 0;
-    for (const TesteeResult& res : r.results) n += c.empty() || r.vectors[res.vector].category == c;
-    t["vectors"] = n;
-    t["passed"] = r.Count(TesteeOutcome::kPass, c);
-    t["failed"] = r.Count(TesteeOutcome::kFail, c);
-    t["unsupported"] = r.Count(TesteeOutcome::kUnsupported, c);
-    t["expected_failures"] = r.Count(TesteeOutcome::kExpectedFailure, c);
-    t["unexpected_passes"] = r.Count(TesteeOutcome::kUnexpectedPass, c);
-    t["not_run"] = r.Count(TesteeOutcome::kNotRun, c);
-    if (c.empty()) {
-      j["totals"] = t;
-    } else if (n > 0) {
-      cats[c] = t;
-    }
-  }
-  j["categories"] = cats;
-  j["errors"] = r.errors;
-  j["faults"] = r.faults;
-  j["warnings"] = r.warnings;
-  j["restarts"] = r.restarts;
-  Json vs = Json::array();
-  for (const TesteeResult& res : r.results) {
-    const JsonlVector& v = r.vectors[res.vector];
-    Json x = {{"id", v.id}, {"category", v.category}, {"expect", v.refuse ? "refuse" : v.accept ? "accept" : "reject"},
-              {"outcome", TesteeOutcomeName(res.outcome)}};
-    if (v.lenient) x["lenient"] = true;
-    if (!res.expected_reason.empty()) x["expected_reason"] = res.expected_reason;
-    Json ops = Json::array();
-    for (const OpResult& op : res.ops) {
-      Json y = {{"op", op.op}, {"verdict", op.verdict}, {"answer", op.answer}};
-      if (!op.detail.empty()) y["detail"] = op.detail;
-      if (!op.error.empty()) y["error"] = op.error;
-      ops.push_back(std::move(y));
-    }
-    x["ops"] = std::move(ops);
-    vs.push_back(std::move(x));
-  }
-  j["vectors"] = std::move(vs);
-  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace kwire::conformance

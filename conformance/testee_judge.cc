@@ -1,0 +1,244 @@
+// The testee runner's verdicts (testee.h, JudgeAnswer): an answer against its vector.
+#include <algorithm>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "conformance/testee.h"
+#include "conformance/testee_internal.h"
+#include "tools/json/json.h"
+
+namespace kwire::conformance {
+namespace {
+
+using Json = nlohmann::json;
+using testee_internal::Clean;
+using testee_internal::kOps;
+using testee_internal::Shorten;
+
+bool ParseHex(const std::string& hex, std::vector<uint8_t>& out) {
+  if (hex.size() % 2 != 0) return false;
+  out.clear();
+  out.reserve(hex.size() / 2);
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out.push_back(static_cast<uint8_t>(hi << 4 | lo));
+  }
+  return true;
+}
+
+std::string FirstDifference(std::span<const uint8_t> want, std::span<const uint8_t> got) {
+  size_t i = 0;
+  while (i < want.size() && i < got.size() && want[i] == got[i]) ++i;
+  return absl::StrFormat("%d bytes expected, %d answered, first difference at byte %d", want.size(),
+                         got.size(), i);
+}
+
+// Where the answer's JSON differs from the vector's, member by member: every member
+// there and nothing else, arrays of the same length, leaves equal (an int64, a string
+// in the vector, may be answered as a number). Values that compare equal here are
+// still checked by bytes (float64 bits, -0.0) by the caller.
+std::optional<std::string> JsonDifference(const Json& want, const Json& got,
+                                          const std::string& path) {
+  if (want.is_object()) {
+    if (!got.is_object()) return absl::StrCat(path, ": expected an object, got ", Shorten(got.dump()));
+    for (const auto& [k, v] : want.items()) {
+      auto it = got.find(k);
+      if (it == got.end()) return absl::StrCat(path, ": member \"", k, "\" missing");
+      if (auto d = JsonDifference(v, *it, absl::StrCat(path, ".", k))) return d;
+    }
+    for (const auto& [k, v] : got.items()) {
+      if (!want.contains(k)) return absl::StrCat(path, ": unexpected member \"", k, "\"");
+    }
+    return std::nullopt;
+  }
+  if (want.is_array()) {
+    if (!got.is_array()) return absl::StrCat(path, ": expected an array, got ", Shorten(got.dump()));
+    if (want.size() != got.size()) {
+      return absl::StrFormat("%s: %d elements expected, %d answered", path, want.size(), got.size());
+    }
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (auto d = JsonDifference(want[i], got[i], absl::StrCat(path, "[", i, "]"))) return d;
+    }
+    return std::nullopt;
+  }
+  if (want == got) return std::nullopt;
+  if (want.is_string() && (got.is_number_integer() || got.is_number_unsigned()) &&
+      got.dump() == want.get<std::string>()) {
+    return std::nullopt;  // int64 as a number
+  }
+  return absl::StrCat(path, ": expected ", Shorten(want.dump()), ", answered ", Shorten(got.dump()));
+}
+
+std::string ErrorOfAnswer(const Json& a) {
+  std::string s;
+  if (auto it = a.find("error"); it != a.end()) s = it->is_string() ? it->get<std::string>() : it->dump();
+  std::vector<std::string> where;
+  if (auto it = a.find("kind"); it != a.end() && it->is_string()) where.push_back(it->get<std::string>());
+  if (auto it = a.find("offset"); it != a.end() && it->is_number()) where.push_back(absl::StrCat("at byte ", it->dump()));
+  if (auto it = a.find("path"); it != a.end() && it->is_string()) where.push_back(absl::StrCat("in ", it->get<std::string>()));
+  if (!where.empty()) absl::StrAppend(&s, s.empty() ? "" : " ", "[", absl::StrJoin(where, " "), "]");
+  return Clean(s);
+}
+
+// "INVALID_RECORD (87) for ProduceRequest.TopicData[0].PartitionData[0].Records": the
+// refusals a refuse vector expects, or an answer gives.
+std::string RefusalsText(const Json& refusals) {
+  std::vector<std::string> parts;
+  if (refusals.is_array()) {
+    for (const Json& r : refusals) {
+      if (!r.is_object()) continue;
+      parts.push_back(absl::StrFormat(
+          "%s (%s) for %s", r.contains("error") ? r["error"].dump() : "?",
+          r.contains("error_code") ? r["error_code"].dump() : "?",
+          r.contains("part") && r["part"].is_string() ? r["part"].get<std::string>() : "?"));
+    }
+  }
+  return Clean(absl::StrJoin(parts, "; "));
+}
+
+// Compares an answer's "refusals" with the vector's: the same parts, in order, each with
+// the same error code. kind, offset and path are shown, never judged (as for rejects).
+std::optional<std::string> RefusalsDifference(const JsonlVector& v, const Json& a) {
+  const Json& want = v.record["refusals"];
+  auto it = a.find("refusals");
+  if (it == a.end() || !it->is_array()) return "the answer has no \"refusals\" array";
+  const Json& got = *it;
+  bool same = got.size() == want.size();
+  for (size_t i = 0; same && i < got.size(); ++i) {
+    same = got[i].is_object() && got[i].value("part", Json()) == want[i]["part"] &&
+           got[i].value("error_code", Json()) == want[i]["error_code"];
+  }
+  if (same) return std::nullopt;
+  return absl::StrCat("refused ", Shorten(RefusalsText(got), 300), "; a broker answers ",
+                      Shorten(RefusalsText(want), 300));
+}
+
+std::string ExpectedError(const JsonlVector& v) {
+  const Json& e = v.record.value("error", Json::object());
+  return absl::StrFormat("%s at byte %s in %s", e.value("kind", "?"),
+                         e.contains("offset") ? e["offset"].dump() : "?",
+                         e.value("path", std::string("?")));
+}
+
+}  // namespace
+
+std::vector<std::string> OperationsFor(const JsonlVector& v, const std::vector<std::string>& ops) {
+  std::vector<std::string> out;
+  for (const std::string& op : ops) {
+    if (!v.accept && op == "encode") continue;
+    out.push_back(op);
+  }
+  return out;
+}
+
+void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpResult& r) {
+  r.op = op;
+  auto fail = [&](std::string why) {
+    r.verdict = "fail";
+    r.detail = std::move(why);
+  };
+  if (!a.contains("result") || !a["result"].is_string()) {
+    r.answer = "garbage";
+    return fail(absl::StrCat("the answer has no \"result\": ", Shorten(a.dump())));
+  }
+  const std::string result = a["result"].get<std::string>();
+  r.answer = result;
+  if (result == "unsupported") {
+    r.verdict = "unsupported";
+    r.detail = a.value("reason", std::string());
+    return;
+  }
+  if (result == "crashed") {
+    r.error = ErrorOfAnswer(a);
+    return fail(absl::StrCat("the implementation crashed: ", Shorten(r.error, 400)));
+  }
+  if (result == "rejected") {
+    r.error = ErrorOfAnswer(a);
+    if (v.refuse) {
+      return fail(absl::StrCat("called a frame unreadable that a broker reads (it answers ",
+                               Shorten(RefusalsText(v.record["refusals"]), 300),
+                               "): ", Shorten(r.error, 400)));
+    }
+    if (v.accept) return fail(absl::StrCat("rejected a valid frame: ", Shorten(r.error, 400)));
+    r.verdict = "pass";
+    r.detail = absl::StrCat("expected ", ExpectedError(v));
+    return;
+  }
+  // Refusals are the verdict of decode and validate; encode and roundtrip read and write
+  // bytes, whatever a broker then does with them.
+  const bool judge_refusal = v.refuse && (op == "decode" || op == "validate");
+  if (result == "refused") {
+    r.error = Shorten(RefusalsText(a.value("refusals", Json())), 400);
+    if (!v.accept) {
+      return fail(absl::StrCat("read a frame that cannot be read (", ExpectedError(v),
+                               ") and refused part of it: ", r.error));
+    }
+    if (!judge_refusal) {
+      return fail(v.refuse ? absl::StrCat(op, " answers ok with the frame, not refused")
+                           : absl::StrCat("refused a frame a broker takes whole: ", r.error));
+    }
+    if (auto d = RefusalsDifference(v, a)) return fail(*d);
+  } else if (result != "ok") {
+    r.answer = "garbage";
+    return fail(absl::StrCat("unknown result \"", Shorten(result, 40), "\""));
+  } else if (!v.accept) {
+    return fail(absl::StrCat("accepted a frame that must be rejected (", ExpectedError(v),
+                             v.lenient ? "; Java accepts it: --lenient leaves such vectors out" : "",
+                             ")"));
+  } else if (judge_refusal) {
+    return fail(absl::StrCat("accepted a frame a broker refuses in part (it answers ",
+                             Shorten(RefusalsText(v.record["refusals"]), 300), ")"));
+  }
+  std::vector<uint8_t> frame;
+  ParseHex(v.record["frame"].get<std::string>(), frame);
+  if (op == "validate") {
+    r.verdict = "pass";
+    return;
+  }
+  if (op == "encode" || op == "roundtrip") {
+    auto it = a.find("frame");
+    std::vector<uint8_t> got;
+    if (it == a.end() || !it->is_string() || !ParseHex(it->get<std::string>(), got)) {
+      return fail("the answer has no \"frame\" of hex digits");
+    }
+    if (got != frame) return fail(absl::StrCat("different frame: ", FirstDifference(frame, got)));
+    r.verdict = "pass";
+    return;
+  }
+  // decode
+  for (const char* part : {"header", "body"}) {
+    if (!a.contains(part)) return fail(absl::StrCat("the answer has no \"", part, "\""));
+    if (auto d = JsonDifference(v.record[part], a[part], part)) return fail(*d);
+  }
+  Json j = {{"api_key", v.api_key},
+            {"version", v.version},
+            {"direction", v.request ? "request" : "response"},
+            {"header", a["header"]},
+            {"body", a["body"]}};
+  if (v.record.contains("body_version")) j["body_version"] = v.record["body_version"];
+  absl::StatusOr<std::vector<uint8_t>> bytes = FrameFromJson(j);
+  if (!bytes.ok()) {
+    return fail(absl::StrCat("the answer is not a valid message in the JSON mapping: ",
+                             bytes.status().message()));
+  }
+  if (*bytes != frame) {
+    return fail(absl::StrCat("the answer's values are not the frame's (encoded: ",
+                             FirstDifference(frame, *bytes), ")"));
+  }
+  r.verdict = "pass";
+}
+
+
+}  // namespace kwire::conformance
