@@ -56,6 +56,13 @@ def testees(kwire):
          lambda: subprocess.run([f"{TESTEES}/apache-kafka/run.sh", "--build-only"],
                                 capture_output=True).returncode == 0,
          "apt-get install openjdk-17-jdk-headless maven", []),
+        # The 3.9 line alone (no second JVM): what a 3.9 client or broker reads.
+        ("apache-kafka-3.9", "Apache Kafka 3.9.2 alone (Java, kafka-clients)",
+         f"env KWIRE_TESTEE_KAFKA=3.9.2 KWIRE_TESTEE_KAFKA_FALLBACK=none {TESTEES}/apache-kafka/run.sh",
+         f"{TESTEES}/apache-kafka/expected_failures-3.9.txt",
+         lambda: subprocess.run([f"{TESTEES}/apache-kafka/run.sh", "--build-only"],
+                                capture_output=True).returncode == 0,
+         "apt-get install openjdk-17-jdk-headless maven", []),
         ("kafka-python", "kafka-python 2.0.2",
          f"python3 {TESTEES}/kafka-python/testee.py",
          f"{TESTEES}/kafka-python/expected_failures.txt", python_has_kafka,
@@ -130,7 +137,9 @@ def main():
         row.append(cell(cats.get("records")))
         row.append(cell(cats.get("kip511")))
         row.append(cell(cats.get("java")))
-        failures = f"[FAILURES.md](testees/{tid}/FAILURES.md)" if expected else "none"
+        # The FAILURES.md beside the expected-failures list.
+        failures = (f"[FAILURES.md]({os.path.relpath(os.path.dirname(expected), os.path.dirname(TESTEES))}"
+                    "/FAILURES.md)" if expected else "none")
         row.append(failures)
         rows.append(row)
         totals[tid] = {"report": report["categories"], "lenient": lenient and lenient["categories"],
