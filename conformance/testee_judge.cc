@@ -105,7 +105,7 @@ std::string RefusalsText(const Json& refusals) {
           r.contains("part") && r["part"].is_string() ? r["part"].get<std::string>() : "?"));
     }
   }
-  return Clean(absl::StrJoin(parts, "; "));
+  return parts.empty() ? "no parts" : Clean(absl::StrJoin(parts, "; "));
 }
 
 // Compares an answer's "refusals" with the vector's: the same parts, in order, each with

@@ -885,15 +885,19 @@ def broker_answer(err, field_path, data, policy, version):
             return -1, False, False
         if err.kind == "compression_error":
             return -1, False, False
-        takes = err.kind == "varint_non_canonical" or (
+        # Kafka's record reader takes an over-long varint, a key or value
+        # length below -1 (as null) and a header key's ill-formed UTF-8.
+        takes = err.kind in ("varint_non_canonical", "invalid_utf8") or (
             err.kind == "invalid_length" and ".Headers" not in err.path
             and err.path.endswith((".Key", ".Value")))
         # A compressed batch is read in place (skipKeyValueIterator,
         # DefaultRecord.readPartiallyFrom): a record's length is never
-        # compared with its fields.
+        # compared with its fields (a records count above the records
+        # present still fails: premature EOF).
         in_place = magic == 2 and codec != 0 and \
             err.kind == "corrupt_records" and \
-            err.path.rsplit(".", 1)[-1].startswith("Record[")
+            err.path.rsplit(".", 1)[-1].startswith("Record[") and \
+            "records count" not in err.detail
         return 87, False, takes or in_place
     if corrupt is not None:
         return 2, False, False
@@ -2635,6 +2639,10 @@ class RecordsChecker:
         r = _RecordReader(data, 0 if codec else base, bpath)
         try:
             for j in range(count):
+                if r.pos == r.end:
+                    r.fail("corrupt_records", r.pos, "%s.Record[%d]" % (bpath, j),
+                           "records count %d but only %d records present"
+                           % (count, j))
                 self.record(r, "%s.Record[%d]" % (bpath, j),
                             attributes & ATTR_CONTROL)
             if r.pos != r.end:

@@ -5,6 +5,8 @@
 // here verbatim; each fault kind is also covered beyond its one input.
 #include <gtest/gtest.h>
 
+#include "absl/strings/match.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -489,6 +491,61 @@ TEST(BrokerRead, EachFaultGetsTheBrokersErrorCode) {
   EXPECT_EQ(record->refusals[0].fault.path, kProduceRecords + ".Batch[0].Record[0].Headers[1].Key");
   EXPECT_EQ(record->refusals[0].error_code, 87);
   EXPECT_FALSE(record->refusals[0].kafka_appends);
+}
+
+TEST(BrokerRead, WhatKafkaAppendsAndWhatFailsTheWholeRequest) {
+  // A records count one above the records present in a compressed batch: Kafka's in-place
+  // reader fails too (premature EOF), INVALID_RECORD; not one Kafka appends.
+  Bytes gzip = Batch(3, static_cast<int16_t>(Compression::kGzip));
+  gzip[60] = 4;  // records count, byte 57..60 of the batch
+  FixV2(gzip);
+  std::optional<BrokerRead> read = ReadAsBroker(ProduceFrame(9, {gzip}));
+  ASSERT_TRUE(read);
+  ASSERT_EQ(read->refusals.size(), 1u);
+  EXPECT_EQ(read->refusals[0].error_code, 87);
+  EXPECT_FALSE(read->refusals[0].kafka_appends) << read->refusals[0].ToString();
+  EXPECT_EQ(read->WholeRequest(), nullptr);
+  // Two whole-request faults: the first-batch probe (magic 3, CORRUPT_MESSAGE) runs
+  // before validateRecords' codec check (codec 5 below v7, UNKNOWN_SERVER_ERROR), whatever
+  // their partitions' order.
+  Bytes codec5 = Batch(1);
+  codec5[22] = static_cast<uint8_t>((codec5[22] & ~7) | 5);
+  FixV2(codec5);
+  Bytes magic3 = Batch(1);
+  magic3[16] = 3;
+  read = ReadAsBroker(ProduceFrame(6, {codec5, magic3}));
+  ASSERT_TRUE(read);
+  ASSERT_EQ(read->refusals.size(), 2u);
+  EXPECT_TRUE(read->refusals[0].whole_request);
+  EXPECT_TRUE(read->refusals[1].whole_request);
+  ASSERT_NE(read->WholeRequest(), nullptr);
+  EXPECT_EQ(read->WholeRequest()->error_code, 2);
+  EXPECT_EQ(read->WholeRequest()->part, PartitionRecords(1));
+}
+
+TEST(BrokerRead, RefusalsAreWithinTheAllocationBudget) {
+  // 2,000 partitions, each with no batch: 2,000 refusals. Within the default budget they
+  // are all listed; under a budget too small for what they keep, the decode fails as a
+  // limit, at the records field it could not keep.
+  std::vector<std::optional<Bytes>> empty(2000, Bytes{});
+  const Bytes f = ProduceFrame(9, empty);
+  const std::optional<BrokerRead> all = ReadAsBroker(f);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->refusals.size(), 2000u);
+  // The smallest budget (in 4 KiB steps) that the frame itself fits, records unexamined:
+  // the refusals' keep does not fit it too.
+  FrameOptions opaque;
+  opaque.records_mode = RecordsMode::kOpaque;
+  opaque.decode.max_alloc_bytes = 4096;
+  while (!DecodeRequestFrame(f, opaque).ok()) opaque.decode.max_alloc_bytes += 4096;
+  FrameOptions small;
+  small.decode.max_alloc_bytes = opaque.decode.max_alloc_bytes;
+  auto capped = ReadRequestAsBroker(f, small);
+  ASSERT_FALSE(capped.ok());
+  const Error e = ErrorOf(capped.status());
+  EXPECT_EQ(e.kind, ErrorKind::kAllocationBudget);
+  EXPECT_EQ(e.path.rfind("ProduceRequest.TopicData[0].PartitionData[", 0), 0u) << e.path;
+  EXPECT_TRUE(absl::EndsWith(e.path, "].Records")) << e.path;
 }
 
 TEST(BrokerRead, UnreadableFramesAndDecoderLimitsStillFail) {

@@ -100,9 +100,12 @@ Answer Code(int16_t code, const char* source, bool whole_request = false,
 }
 
 // Faults Kafka's record reader takes: ByteUtils reads a varint of at most 5 (10) bytes
-// in any form; Utils.readBytes takes a negative key or value length as null.
+// in any form; Utils.readBytes takes a negative key or value length as null; a header
+// key is decoded with `new String(bytes, UTF_8)`, ill-formed UTF-8 as U+FFFD.
 bool KafkaReaderTakes(const Error& fault) {
-  if (fault.kind == ErrorKind::kVarintNonCanonical) return true;
+  if (fault.kind == ErrorKind::kVarintNonCanonical || fault.kind == ErrorKind::kInvalidUtf8) {
+    return true;
+  }
   return fault.kind == ErrorKind::kInvalidLength && !absl::StrContains(fault.path, ".Headers") &&
          (absl::EndsWith(fault.path, ".Key") || absl::EndsWith(fault.path, ".Value"));
 }
@@ -178,14 +181,28 @@ Answer BrokerAnswer(const Error& fault, const std::string& part, std::span<const
                   "LogValidator: the decompressor's exception wrapped in KafkaException");
     }
     // In a compressed batch LogValidator reads records in place (skipKeyValueIterator,
-    // DefaultRecord.readPartiallyFrom): a record's length is never compared with its fields.
+    // DefaultRecord.readPartiallyFrom): a record's length is never compared with its
+    // fields. (A records count above the records present still fails there: premature EOF.)
     const size_t last = fault.path.rfind('.');
     const bool in_place_takes = b.magic == 2 && b.codec != 0 &&
                                 fault.kind == ErrorKind::kCorruptRecords &&
                                 last != std::string::npos &&
-                                fault.path.compare(last, 8, ".Record[") == 0;
-    return Code(kInvalidRecord, "LogValidator: the records do not read (InvalidRecordException)",
-                false, KafkaReaderTakes(fault) || in_place_takes);
+                                fault.path.compare(last, 8, ".Record[") == 0 &&
+                                !absl::StrContains(fault.detail, "records count");
+    if (KafkaReaderTakes(fault)) {
+      return Code(kInvalidRecord,
+                  "Kafka's record reader takes it (ByteUtils reads a non-canonical varint, "
+                  "Utils.readBytes a key or value length below -1 as null, a header key's "
+                  "ill-formed UTF-8 as U+FFFD)",
+                  false, /*kafka_appends=*/true);
+    }
+    if (in_place_takes) {
+      return Code(kInvalidRecord,
+                  "a compressed batch is read in place (DefaultRecord.readPartiallyFrom), "
+                  "where a record's length is never compared with its fields",
+                  false, /*kafka_appends=*/true);
+    }
+    return Code(kInvalidRecord, "LogValidator: the records do not read (InvalidRecordException)");
   }
   // After the complete batches: a corrupt header, or a batch cut short.
   if (w.corrupt_at != SIZE_MAX) {
@@ -218,6 +235,12 @@ class RefusalCollector final : public RecordsValidator {
       return;
     }
     std::string part = RenderPath(r.path());
+    // What a refusal keeps is charged to the decode's allocation budget: a frame of a
+    // million refused partitions fails as a limit (kAllocationBudget), never grows memory
+    // without bound.
+    if (!r.Charge(sizeof(Refusal) + part.size() + e.path.size() + e.detail.size(), offset)) {
+      return;
+    }
     const Answer a = BrokerAnswer(e, part, bytes, field.records, version);
     refusals_.push_back(Refusal{std::move(part), std::move(e), a.code, a.name, a.whole_request,
                                 a.kafka_appends, a.source});
@@ -238,6 +261,16 @@ std::string Refusal::ToString() const {
   if (whole_request) absl::StrAppend(&s, " (the broker answers every partition of the request so)");
   if (kafka_appends) absl::StrAppend(&s, " (Kafka 4.4 appends it: ", source, ")");
   return s;
+}
+
+const Refusal* BrokerRead::WholeRequest() const {
+  const Refusal* first = nullptr;
+  for (const Refusal& r : refusals) {
+    if (!r.whole_request) continue;
+    if (r.error_code == kCorruptMessage) return &r;  // the first-batch probe runs first
+    if (first == nullptr) first = &r;
+  }
+  return first;
 }
 
 absl::StatusOr<BrokerRead> ReadRequestAsBroker(std::span<const uint8_t> frame,

@@ -71,7 +71,8 @@ struct Refusal {
   const char* source = "";
 
   /// "ProduceRequest.TopicData[0].PartitionData[0].Records: INVALID_RECORD (87): <fault>",
-  /// then " (every partition of the request)" or " (Kafka 4.4 appends it: ...)" as they apply.
+  /// then " (the broker answers every partition of the request so)" or " (Kafka 4.4
+  /// appends it: <why>)" as they apply.
   std::string ToString() const;
 };
 
@@ -80,6 +81,10 @@ struct BrokerRead {
   RequestFrame frame;              ///< Decoded whole; records bytes kept verbatim.
   std::vector<Refusal> refusals;   ///< The parts the broker refuses, in frame order.
   bool refused() const { return !refusals.empty(); }
+  /// The refusal whose code the broker answers every partition with, or null: the
+  /// first-batch probe's (CORRUPT_MESSAGE, it runs before anything else) if any, else the
+  /// first whole_request refusal in frame order.
+  const Refusal* WholeRequest() const;
 };
 
 /// Decodes a request frame like DecodeRequestFrame (same options, errors and offsets),
@@ -87,9 +92,11 @@ struct BrokerRead {
 /// the field is kept verbatim, the decode goes on, and the partition is listed in
 /// `refusals` with the broker's error code. With options.records_mode kOpaque nothing is
 /// looked at and nothing is refused. Decoding's own limits still fail the decode, also
-/// inside records (kAllocationBudget; a decompressed batch past RecordsOptions'
-/// max_output is kCompressionError, a refusal: a broker refuses an oversized batch too,
-/// with its own limit). Threads: as DecodeRequestFrame (the refusals are per call).
+/// inside records (kAllocationBudget, also for what the refusals keep; a batch past
+/// RecordsOptions' max_decompressed_bytes or max_records). Null records (length -1) are
+/// not refused: the schema allows them (a Kafka 4.4 broker does not answer such a
+/// request at all: conformance/testees/apache-kafka/FAILURES.md, B1). Threads: as
+/// DecodeRequestFrame (the refusals are per call).
 absl::StatusOr<BrokerRead> ReadRequestAsBroker(std::span<const uint8_t> frame,
                                                const FrameOptions& options = {});
 

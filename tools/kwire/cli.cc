@@ -111,8 +111,9 @@ constexpr const char* kDecodeUsage =
     "batch per Produce v3+ partition). FetchSnapshot's UnalignedRecords is a raw byte range\n"
     "and is never parsed. A fault in a Produce request's records does not make the frame\n"
     "unreadable: a broker reads the request and answers that partition with an error code\n"
-    "(INVALID_RECORD, CORRUPT_MESSAGE, UNSUPPORTED_COMPRESSION_TYPE) while it appends the\n"
-    "others. kwire does the same: the frame decodes, each refused partition is named on\n"
+    "(INVALID_RECORD, CORRUPT_MESSAGE, UNSUPPORTED_COMPRESSION_TYPE, UNKNOWN_SERVER_ERROR)\n"
+    "while it appends the others (a few faults fail every partition of the request). kwire\n"
+    "does the same: the frame decodes, each refused partition is named on\n"
     "stderr (\"refused: ProduceRequest.TopicData[0].PartitionData[1].Records:\n"
     "INVALID_RECORD (87): ...\"; in --json, a \"refusals\" array), and the exit status is 3.\n"
     "A fault in a response's records (Fetch, ShareFetch) fails the frame.\n"
@@ -135,7 +136,7 @@ constexpr const char* kDecodeUsage =
     "                   records too. An ApiVersions response that a broker answered at v0\n"
     "                   (KIP-511: error 35) is read at v0 strictly too, and says so\n"
     "  --records MODE   validate (default) or opaque: keep records fields unexamined\n"
-    "  --quiet          no summary lines (errors are still printed)\n"
+    "  --quiet          no summary lines (errors and refusals are still printed)\n"
     "  --json           print each frame as one line of JSON in the mapping of\n"
     "                   conformance/FORMAT.md: {\"api_key\", \"api_name\", \"version\",\n"
     "                   \"direction\", \"header_version\", \"header\", \"body\", \"frame\"\n"
@@ -783,6 +784,31 @@ int LoadRequests(const Args& a, const FrameInput& f, std::ostream& err, const ch
   return -1;
 }
 
+// The line after a refused request's refusals: what the broker does with the request.
+std::string RefusalSummary(const BrokerRead& read) {
+  if (const Refusal* whole = read.WholeRequest()) {
+    return absl::StrFormat("a broker reads this request and answers every partition with %s "
+                           "(%d), appending none",
+                           whole->error_name, whole->error_code);
+  }
+  size_t answered = 0;
+  for (const Refusal& r : read.refusals) answered += !r.kafka_appends;
+  const size_t own = read.refusals.size() - answered;
+  std::string s;
+  if (answered > 0) {
+    s = absl::StrFormat("a broker reads this request and answers %d partition%s with the error "
+                        "code%s above, appending the others",
+                        answered, answered == 1 ? "" : "s", answered == 1 ? "" : "s");
+  }
+  if (own > 0) {
+    absl::StrAppend(&s, s.empty() ? "" : "; ",
+                    absl::StrFormat("kwire refuses %d partition%s that Kafka 4.4 appends (stricter "
+                                    "on purpose: codec/records/README.md)",
+                                    own, own == 1 ? "" : "s"));
+  }
+  return s;
+}
+
 // What became of one frame of a stream.
 enum class FrameVerdict { kRead, kRefused, kFailed };
 
@@ -817,12 +843,18 @@ FrameVerdict DecodeOne(const FrameInput& f, const CorrelationMap* map,
   absl::StatusOr<Json> json = Json();
   std::string what;
   std::vector<Refusal> refusals;
+  std::string refused_lines;
   if (f.dir == Direction::kRequest) {
     auto read = ReadRequestAsBroker(bytes, options);
     if (!read.ok()) {
       err << "kwire decode: " << prefix << read.status().message() << "\n";
       return FrameVerdict::kFailed;
     }
+    // The verdict's lines, printed before anything can fail below (a re-encoding that
+    // differs under --quirks is reported, and the refusals with it); even with --quiet:
+    // they are the verdict, as errors are.
+    for (const Refusal& r : read->refusals) refused_lines += prefix + "refused: " + r.ToString() + "\n";
+    if (read->refused()) refused_lines += prefix + RefusalSummary(*read) + "\n";
     refusals = std::move(read->refusals);
     const RequestFrame* frame = &read->frame;
     if (!CheckRequestHeader(f, frame->api_key(), frame->api_version(), err, "decode")) {
@@ -880,17 +912,11 @@ FrameVerdict DecodeOne(const FrameInput& f, const CorrelationMap* map,
                " decoded, but re-encodes differently (%d bytes in, %d out; first "
                "difference at byte %d): the input is not canonical%s\n",
                bytes.size(), again->size(), i, f.quirks != 0 ? " (accepted under --quirks)" : "");
+    err << refused_lines;
     return FrameVerdict::kFailed;
   }
   if (!quiet) err << prefix << what << absl::StrFormat(", %d bytes, re-encoding identical\n", bytes.size());
-  // Refusals are printed even with --quiet: they are the verdict, as errors are.
-  for (const Refusal& r : refusals) err << prefix << "refused: " << r.ToString() << "\n";
-  if (!refusals.empty()) {
-    err << prefix
-        << absl::StrFormat("a broker reads this request and answers %d partition%s with the "
-                           "error code above (it appends the others)\n",
-                           refusals.size(), refusals.size() == 1 ? "" : "s");
-  }
+  err << refused_lines;
   return refusals.empty() ? FrameVerdict::kRead : FrameVerdict::kRefused;
 }
 
