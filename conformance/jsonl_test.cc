@@ -127,10 +127,7 @@ std::vector<std::string> CheckRefuse(const nlohmann::json& v) {
   nlohmann::json mine = nlohmann::json::array();
   bool kafka_appends = true;
   for (const Refusal& r : read->refusals) {
-    mine.push_back({{"part", r.part}, {"error_code", r.error_code}, {"error", r.error_name},
-                    {"kind", FormatErrorKind(r.fault.kind)}, {"offset", r.fault.offset},
-                    {"path", r.fault.path}});
-    if (r.whole_request) mine.back()["whole_request"] = true;
+    mine.push_back(nlohmann::json(RefusalJson(r)));
     kafka_appends = kafka_appends && r.kafka_appends;
   }
   if (mine != v["refusals"]) {

@@ -56,9 +56,8 @@ JavaWalk WalkLikeJava(std::span<const uint8_t> b) {
   size_t pos = 0;
   while (b.size() - pos >= kLogOverhead) {
     const size_t rem = b.size() - pos;
-    const int32_t length = static_cast<int32_t>((uint32_t{b[pos + 8]} << 24) |
-                                                (uint32_t{b[pos + 9]} << 16) |
-                                                (uint32_t{b[pos + 10]} << 8) | b[pos + 11]);
+    Reader batch_length(b.subspan(pos + 8, 4));
+    const int32_t length = batch_length.ReadInt32();
     if (length < 14) {
       w.corrupt_at = pos;
       break;

@@ -207,4 +207,15 @@ std::string FormatErrorKind(ErrorKind k) {
   return s;
 }
 
+Json RefusalJson(const Refusal& r) {
+  Json j = {{"part", r.part},
+            {"error_code", r.error_code},
+            {"error", r.error_name},
+            {"kind", FormatErrorKind(r.fault.kind)},
+            {"offset", r.fault.offset},
+            {"path", r.fault.path}};
+  if (r.whole_request) j["whole_request"] = true;
+  return j;
+}
+
 }  // namespace kwire

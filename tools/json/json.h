@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "codec/protocol/frame.h"
+#include "codec/protocol/refusal.h"
 #include "codec/schema/message.h"
 #include "tools/json/message_json.h"
 
@@ -87,6 +88,11 @@ absl::StatusOr<std::vector<uint8_t>> FrameFromJson(const Json& j,
 /// "varint_non_canonical", "tag_duplicate", "invalid_utf8" for the kinds whose codec
 /// names differ.
 std::string FormatErrorKind(ErrorKind kind);
+
+/// A broker's refusal (codec/protocol/refusal.h) as the vectors' and the testee protocol's
+/// `refusals` carry it (conformance/FORMAT.md): {"part", "error_code", "error", "kind",
+/// "offset", "path"}, and "whole_request": true when it is.
+Json RefusalJson(const Refusal& r);
 
 }  // namespace kwire
 

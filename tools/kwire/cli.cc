@@ -816,16 +816,12 @@ enum class FrameVerdict { kRead, kRefused, kFailed };
 Json RefusalsJson(const std::vector<Refusal>& refusals) {
   Json a = Json::array();
   for (const Refusal& r : refusals) {
-    a.push_back({{"part", r.part},
-                 {"error_code", r.error_code},
-                 {"error", r.error_name},
-                 {"kind", FormatErrorKind(r.fault.kind)},
-                 {"offset", r.fault.offset},
-                 {"path", r.fault.path},
-                 {"detail", r.fault.detail},
-                 {"whole_request", r.whole_request},
-                 {"kafka_appends", r.kafka_appends},
-                 {"source", r.source}});
+    Json j = RefusalJson(r);
+    j["detail"] = r.fault.detail;
+    j["whole_request"] = r.whole_request;
+    j["kafka_appends"] = r.kafka_appends;
+    j["source"] = r.source;
+    a.push_back(std::move(j));
   }
   return a;
 }

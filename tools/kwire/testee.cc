@@ -65,16 +65,7 @@ Json Answer(const Json& q, uint32_t quirks, RecordsMode records) {
   if (request) {
     absl::StatusOr<BrokerRead> read = ReadRequestAsBroker(bytes, options);
     if (!read.ok()) return Rejected(read.status());
-    for (const Refusal& r : read->refusals) {
-      Json x = {{"part", r.part},
-                {"error_code", r.error_code},
-                {"error", r.error_name},
-                {"kind", FormatErrorKind(r.fault.kind)},
-                {"offset", r.fault.offset},
-                {"path", r.fault.path}};
-      if (r.whole_request) x["whole_request"] = true;
-      refusals.push_back(std::move(x));
-    }
+    for (const Refusal& r : read->refusals) refusals.push_back(Json(RefusalJson(r)));
     const RequestFrame& f = read->frame;
     if (op == "validate") {
       if (read->refused()) return {{"result", "refused"}, {"refusals", refusals}};
