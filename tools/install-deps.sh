@@ -32,6 +32,8 @@ packages=(
   libabsl-dev
   # the JSON mapping of the CLI and the conformance suite (tools/json)
   nlohmann-json3-dev
+  # the command line of `kwire` (tools/kwire: options and subcommands)
+  libcli11-dev
   # record batches: CRC-32C and the four compression codecs
   libisal-dev libboost-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   # benchmark-only reference implementation (protobuf varints)

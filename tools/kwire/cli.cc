@@ -15,12 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
+#include "codec/protocol/correlator.h"
 #include "codec/protocol/explain.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/minimal.h"
@@ -264,56 +266,45 @@ struct Usage {
   bool ok() const { return error.empty(); }
 };
 
-// Parses `args[from..]`: --name VALUE / --name=VALUE for `valued`, --name for `flags`,
-// -h/--help anywhere, `--` ends options. Returns false with `error` set on bad usage.
+// Parses `args[from..]` for a command that takes the options `valued` (--name VALUE or
+// --name=VALUE, at most once) and `flags` (--name): CLI11 (Debian libcli11-dev) does the
+// parsing; -h/--help anywhere, `--` ends options, every other argument is positional.
+// The command's help
+// text stays ours (the usage strings above). Returns false with `error` set on bad usage.
 bool Parse(const std::vector<std::string>& args, size_t from, const std::set<std::string>& valued,
            const std::set<std::string>& flags, Args& out, std::string& error) {
-  bool options_done = false;
-  for (size_t i = from; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (options_done || a.size() < 2 || a[0] != '-' ||
-        (a.size() > 1 && std::isdigit(static_cast<unsigned char>(a[1])))) {
-      out.positional.push_back(a);
-      continue;
-    }
-    if (a == "--") {
-      options_done = true;
-      continue;
-    }
-    if (a == "-h" || a == "--help") {
-      out.help = true;
-      continue;
-    }
-    std::string name = a, value;
-    const size_t eq = a.find('=');
-    const bool has_value = eq != std::string::npos;
-    if (has_value) {
-      name = a.substr(0, eq);
-      value = a.substr(eq + 1);
-    }
-    const std::string bare = name.rfind("--", 0) == 0 ? name.substr(2) : "";
-    if (valued.count(bare)) {
-      if (!has_value) {
-        if (i + 1 == args.size()) {
-          error = "option " + name + " needs a value";
-          return false;
-        }
-        value = args[++i];
-      }
-      if (out.values.count(bare)) {
-        error = "option " + name + " given twice";
-        return false;
-      }
-      out.values[bare] = value;
-    } else if (flags.count(bare)) {
-      if (has_value) {
-        error = "option " + name + " takes no value";
-        return false;
-      }
-      out.flags.insert(bare);
-    } else {
-      error = "unknown option " + name;
-      return false;
+  CLI::App app;
+  app.set_help_flag();  // the usage texts above are the help
+  app.add_flag("-h,--help", out.help);
+  std::vector<std::pair<std::string, CLI::Option*>> options;
+  std::map<std::string, std::string> values;
+  for (const std::string& name : valued) {
+    options.emplace_back(name, app.add_option("--" + name, values[name])
+                                   ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
+                                   ->allow_extra_args(false));
+  }
+  std::map<std::string, bool> flag_values;
+  for (const std::string& name : flags) {
+    options.emplace_back(name, app.add_flag("--" + name, flag_values[name])
+                                   ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+                                   ->disable_flag_override());
+  }
+  app.add_option("arguments", out.positional);
+  // CLI11 reads the vector from its back.
+  std::vector<std::string> opts(args.begin() + static_cast<std::ptrdiff_t>(from), args.end());
+  std::reverse(opts.begin(), opts.end());
+  try {
+    app.parse(opts);
+  } catch (const CLI::ParseError& e) {
+    error = e.what();
+    return false;
+  }
+  for (const auto& [name, option] : options) {
+    if (option->count() == 0) continue;
+    if (valued.count(name)) {
+      out.values[name] = values[name];
+    } else if (flag_values[name]) {
+      out.flags.insert(name);
     }
   }
   return true;
@@ -691,29 +682,15 @@ std::string FramePrefix(const std::vector<StreamFrame>& frames, size_t i) {
   return frames.size() > 1 ? absl::StrFormat("frame %d at byte %d: ", i + 1, frames[i].at) : "";
 }
 
-// The fields every request header version starts with, read through the Reader (never
-// by hand); nullopt when the frame is shorter than that.
-struct RequestIds {
-  int16_t api_key, api_version;
-  int32_t correlation_id;
-};
-std::optional<RequestIds> PeekRequestHeader(std::span<const uint8_t> frame) {
-  Reader r(frame);
-  r.ReadInt32();  // size
-  RequestIds ids;
-  ids.api_key = r.ReadInt16();
-  ids.api_version = r.ReadInt16();
-  ids.correlation_id = r.ReadInt32();
-  if (!r.ok()) return std::nullopt;
-  return ids;
-}
+// --requests FILE: responses matched by correlation id in any order; as many requests as
+// the file holds (its size bounds them).
+constexpr Correlator::Options kFileRequests{.max_pending = SIZE_MAX, .in_order = false};
 
-// (api key, version) of each request in --requests FILE, by correlation id: how
-// `kwire decode/explain response` finds what each response of a stream answers.
-using CorrelationMap = std::map<int32_t, std::pair<int16_t, int16_t>>;
-
-bool ReadCorrelationMap(const std::string& file, bool binary, CorrelationMap& map,
-                        std::string& error) {
+// What each response of a stream answers, from the requests in --requests FILE: how
+// `kwire decode/explain response` types them (codec/protocol/correlator.h, by correlation
+// id in any order; a response settles its request).
+bool ReadRequests(const std::string& file, bool binary, Correlator& requests,
+                  std::string& error) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     error = "cannot read --requests file " + file;
@@ -726,48 +703,45 @@ bool ReadCorrelationMap(const std::string& file, bool binary, CorrelationMap& ma
   }
   std::string split_error;
   const std::vector<StreamFrame> frames = SplitStream(bytes, split_error);
+  if (!split_error.empty()) {
+    error = absl::StrFormat("%s: %s", file, split_error);
+    return false;
+  }
   for (size_t i = 0; i < frames.size(); ++i) {
-    const std::optional<RequestIds> ids = PeekRequestHeader(frames[i].bytes);
-    if (!ids || !split_error.empty()) {
-      error = absl::StrFormat("%s: %s", file,
-                              split_error.empty() ? "request frame " + std::to_string(i + 1) +
-                                                        " is shorter than a request header"
-                                                  : split_error);
+    if (absl::Status added = requests.AddRequestFrame(frames[i].bytes); !added.ok()) {
+      error = absl::StrFormat("%s: request frame %d: %s", file, i + 1, added.message());
       return false;
     }
-    map[ids->correlation_id] = {ids->api_key, ids->api_version};
   }
   return true;
 }
 
-// For responses: the (api, version) of frame `bytes`, from --api/--version or the map.
-bool ResponseApi(const FrameInput& f, const CorrelationMap* map, std::span<const uint8_t> bytes,
+// For responses: the (api, version) of frame `bytes`, from --api/--version or the --requests correlator.
+bool ResponseApi(const FrameInput& f, Correlator* requests, std::span<const uint8_t> bytes,
                  int16_t& key, int16_t& version, std::string& error) {
-  if (map == nullptr) {
+  if (requests == nullptr) {
     key = f.api->api_key;
     version = *f.version;
     return true;
   }
-  Reader r(bytes);
-  r.ReadInt32();  // size
-  const int32_t correlation_id = r.ReadInt32();
-  if (!r.ok()) {
-    error = "shorter than a response header: no correlation id";
+  absl::StatusOr<Correlator::Match> match = requests->TakeResponseFrame(bytes);
+  if (!match.ok()) {
+    error = match.status().code() == absl::StatusCode::kNotFound
+                ? absl::StrFormat("no request with correlation id %d in --requests (or one "
+                                  "answered by an earlier response)",
+                                  *PeekResponseCorrelationId(bytes))
+                : std::string(match.status().message());
     return false;
   }
-  auto it = map->find(correlation_id);
-  if (it == map->end()) {
-    error = absl::StrFormat("no request with correlation id %d in --requests", correlation_id);
-    return false;
-  }
-  key = it->second.first;
-  version = it->second.second;
+  key = match->request.api_key;
+  version = match->request.api_version;
   return true;
 }
 
-// Reads --requests (if given) into `map`. Returns an exit status to stop with, or -1.
+// Reads --requests (if given) into `requests` (`use` points at it then, else null).
+// Returns an exit status to stop with, or -1.
 int LoadRequests(const Args& a, const FrameInput& f, std::ostream& err, const char* cmd,
-                 CorrelationMap& map, const CorrelationMap*& use, Usage& u) {
+                 Correlator& requests, Correlator*& use, Usage& u) {
   use = nullptr;
   auto file = a.Get("requests");
   if (!file) return -1;
@@ -776,11 +750,11 @@ int LoadRequests(const Args& a, const FrameInput& f, std::ostream& err, const ch
     return kExitUsage;
   }
   std::string error;
-  if (!ReadCorrelationMap(*file, a.flags.count("binary") > 0, map, error)) {
+  if (!ReadRequests(*file, a.flags.count("binary") > 0, requests, error)) {
     err << "kwire " << cmd << ": " << error << "\n";
     return kExitFailure;
   }
-  use = &map;
+  use = &requests;
   return -1;
 }
 
@@ -829,7 +803,7 @@ Json RefusalsJson(const std::vector<Refusal>& refusals) {
 // Decodes one frame of the stream; prints its re-encoding and a summary. kRead when it
 // decodes and re-encodes to the same bytes, kRefused when it does but a broker refuses
 // part of it (each refusal on `err`).
-FrameVerdict DecodeOne(const FrameInput& f, const CorrelationMap* map,
+FrameVerdict DecodeOne(const FrameInput& f, Correlator* requests,
                        std::span<const uint8_t> bytes, const std::string& prefix, bool quiet,
                        std::ostream& out, std::ostream& err) {
   FrameOptions options;
@@ -863,7 +837,7 @@ FrameVerdict DecodeOne(const FrameInput& f, const CorrelationMap* map,
   } else {
     int16_t key = 0, version = 0;
     std::string error;
-    if (!ResponseApi(f, map, bytes, key, version, error)) {
+    if (!ResponseApi(f, requests, bytes, key, version, error)) {
       err << "kwire decode: " << prefix << error << "\n";
       return FrameVerdict::kFailed;
     }
@@ -920,9 +894,9 @@ int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err
   FrameInput f;
   if (int rc = ReadFrameInput(a, in, err, "decode", f, u); rc >= 0) return rc;
   f.json = a.flags.count("json") > 0;
-  CorrelationMap map;
-  const CorrelationMap* use = nullptr;
-  if (int rc = LoadRequests(a, f, err, "decode", map, use, u); rc >= 0) return rc;
+  Correlator requests(kFileRequests);
+  Correlator* use = nullptr;
+  if (int rc = LoadRequests(a, f, err, "decode", requests, use, u); rc >= 0) return rc;
   std::string split_error;
   const std::vector<StreamFrame> frames = SplitStream(f.bytes, split_error);
   const bool quiet = a.flags.count("quiet") > 0;
@@ -1016,9 +990,9 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
     }
     width = static_cast<size_t>(*n);
   }
-  CorrelationMap map;
-  const CorrelationMap* use = nullptr;
-  if (int rc = LoadRequests(a, f, err, "explain", map, use, u); rc >= 0) return rc;
+  Correlator requests(kFileRequests);
+  Correlator* use = nullptr;
+  if (int rc = LoadRequests(a, f, err, "explain", requests, use, u); rc >= 0) return rc;
   PrintOptions options;
   options.decode.quirks = f.quirks;
   options.records_mode = f.records;
@@ -1059,7 +1033,7 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
       continue;
     }
     if (f.dir == Direction::kRequest) {
-      const std::optional<RequestIds> ids = PeekRequestHeader(bytes);
+      const std::optional<RequestIds> ids = PeekRequestIds(bytes);
       if (ids && !CheckRequestHeader(f, ids->api_key, ids->api_version, err, "explain")) continue;
     }
     ++good;
@@ -1306,6 +1280,15 @@ const std::vector<Command>& Commands() {
   return commands;
 }
 
+// After a usage error: the command's synopsis (its usage text's first lines, up to the
+// first blank line) and where the rest is, not the whole help again.
+std::string UsageHint(const Command& cmd) {
+  const std::string usage = cmd.usage;
+  const size_t blank = usage.find("\n\n");
+  return usage.substr(0, blank == std::string::npos ? usage.size() : blank + 1) + "Run 'kwire " +
+         cmd.name + " --help' for the options.\n";
+}
+
 const Command* FindCommand(const std::string& name) {
   for (const Command& c : Commands()) {
     if (name == c.name) return &c;
@@ -1352,7 +1335,7 @@ int Run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   Args a;
   std::string error;
   if (!Parse(args, 1, cmd->valued, cmd->flags, a, error)) {
-    err << "kwire " << cmd->name << ": " << error << "\n\n" << cmd->usage;
+    err << "kwire " << cmd->name << ": " << error << "\n" << UsageHint(*cmd);
     return kExitUsage;
   }
   if (a.help) {
@@ -1376,7 +1359,7 @@ int Run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   else
     rc = Conformance(a, out, err, u);
   if (!u.ok()) {
-    err << "kwire " << cmd->name << ": " << u.error << "\n\n" << cmd->usage;
+    err << "kwire " << cmd->name << ": " << u.error << "\n" << UsageHint(*cmd);
     return kExitUsage;
   }
   return rc;

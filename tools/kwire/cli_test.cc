@@ -50,6 +50,38 @@ TEST(KwireCli, MainUsage) {
   EXPECT_THAT(bad.err, HasSubstr("unknown command 'frobnicate'"));
 }
 
+// Options are parsed by CLI11: each kind of usage error says what is wrong, then the
+// command's synopsis and where its help is, not the whole help text again (issue 35).
+TEST(KwireCli, UsageErrorsAreShort) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"decode", "request", "--bogus"}, "not expected: --bogus"},
+           {{"decode", "request", "--api"}, "--api: 1 required TEXT missing"},
+           {{"decode", "request", "--api", "3", "--api=4"}, "--api: At Most 1"},
+           {{"decode", "request", "--json=yes"}, "json was given a disallowed flag override"},
+           {{"explain", "--width"}, "--width"},
+           {{"minimal", "Fetch", "max", "request", "--quirks", "java"}, "not expected: --quirks"},
+       }) {
+    const Outcome o = Kwire(c.args);
+    EXPECT_EQ(o.rc, kExitUsage) << c.args[0];
+    EXPECT_EQ(o.out, "") << c.args[0];
+    EXPECT_THAT(o.err, StartsWith("kwire " + c.args[0] + ": ")) << c.args[0];
+    EXPECT_THAT(o.err, HasSubstr(c.says)) << c.args[0];
+    EXPECT_THAT(o.err, HasSubstr("Run 'kwire " + c.args[0] + " --help' for the options."));
+    const Outcome help = Kwire({c.args[0], "--help"});
+    EXPECT_LT(o.err.size(), help.out.size() / 2) << c.args[0] << ": the hint, not the help";
+  }
+  // `--` ends the options; what follows is positional, even when it looks like one.
+  EXPECT_EQ(Kwire({"minimal", "--", "41", "3", "request"}).out, std::string(kDdt3Request) + "\n");
+  EXPECT_EQ(Kwire({"minimal", "41", "3", "--", "--json"}).rc, kExitUsage);
+  // -h anywhere is the help; a flag given twice is the flag.
+  EXPECT_EQ(Kwire({"minimal", "41", "-h"}).rc, kExitOk);
+  EXPECT_EQ(Kwire({"decode", "request", "--quiet", "--quiet"}, kDdt3Request).rc, kExitOk);
+}
+
 TEST(KwireCli, EveryCommandHasHelp) {
   for (const char* cmd : {"apis", "minimal", "decode", "encode", "explain", "conformance"}) {
     const Outcome o = Kwire({cmd, "--help"});
