@@ -31,6 +31,7 @@
 #include "conformance/check.h"
 #include "conformance/testee.h"
 #include "tools/kwire/testee.h"
+#include "tools/proxy/proxy.h"
 #include "tools/json/json.h"
 #if KWIRE_HAVE_RECORDS_PRINT
 #include "codec/records/print_records.h"
@@ -58,6 +59,8 @@ constexpr const char* kMainUsage =
     "                 minimal instance, seed trees); JUnit / JSON reports; with\n"
     "                 --testee, the JSON Lines vectors against any implementation\n"
     "  testee         kwire as a conformance testee (the testee protocol on stdin/stdout)\n"
+    "  proxy          a checking proxy on loopback: forwards a client's traffic to a broker\n"
+    "                 and checks every frame both ways (one JSON line per frame)\n"
     "  help [command] this text, or a command's help (same as `kwire <command> --help`)\n"
     "\n"
     "exit status: 0 success, 1 failure, 2 usage error, 3 (decode) a request a broker\n"
@@ -240,6 +243,47 @@ constexpr const char* kTesteeUsage =
     "--records say otherwise (as for `kwire decode`). Run it through the runner:\n"
     "  kwire conformance --testee 'kwire testee'\n"
     "  kwire conformance --testee 'kwire testee --quirks java' --lenient\n";
+
+constexpr const char* kProxyUsage =
+    "usage: kwire proxy --broker HOST:PORT [--listen HOST:PORT] [--quirks LIST]\n"
+    "                   [--records validate|opaque] [--fail-fast] [--no-rewrite]\n"
+    "                   [--log FILE] [--port-file FILE] [--summary-json FILE]\n"
+    "                   [--max-frame-size BYTES] [--max-connections N]\n"
+    "\n"
+    "Listens on loopback (--listen, default 127.0.0.1:0: a free port, printed on stderr\n"
+    "and written to --port-file) and forwards every connection to the broker, passing\n"
+    "every byte through unchanged while it checks each frame in both directions, as\n"
+    "`kwire decode` does: requests read as a broker reads them (refusals), responses\n"
+    "typed by their request's correlation id, API key and version, records validated,\n"
+    "each re-encoded and compared byte for byte. Broker addresses in responses\n"
+    "(Metadata, FindCoordinator, DescribeCluster, and KIP-951's NodeEndpoints in\n"
+    "Produce, Fetch, ShareFetch, ShareAcknowledge) are rewritten to listeners of the\n"
+    "proxy, one per advertised broker, so a client bootstrapped on the proxy stays on it\n"
+    "(those responses are re-encoded; --no-rewrite leaves them). SASL passes through\n"
+    "(SaslAuthenticate frames are checked; SaslHandshake v0's raw tokens are 'opaque').\n"
+    "TLS cannot be checked. Loopback only: the listen and broker addresses must be\n"
+    "127.0.0.0/8, ::1 or localhost (reach a remote broker through an SSH tunnel).\n"
+    "\n"
+    "Report: one JSON line per frame on stdout (or --log FILE): connection, direction,\n"
+    "api_key, api, version, correlation_id, size, verdict (ok, refused, rejected,\n"
+    "not_canonical, uncorrelated, opaque), error {kind, offset, path, message},\n"
+    "refusals, rewritten; and events (listen, connect, close, stream_error). On SIGINT,\n"
+    "SIGTERM or SIGHUP it stops and prints a summary per API x version x direction on\n"
+    "stderr (--summary-json FILE: as JSON).\n"
+    "\n"
+    "  --broker HOST:PORT     the broker clients bootstrap from (required)\n"
+    "  --quirks LIST          accept what Apache Kafka's Java accepts (java, or names)\n"
+    "  --records MODE         validate (default) or opaque\n"
+    "  --fail-fast            stop at the first frame that does not conform (exit 1)\n"
+    "  --max-frame-size N     largest size prefix accepted (default 104857600, Kafka's\n"
+    "                         socket.request.max.bytes); a larger or negative one ends\n"
+    "                         that connection. Memory per connection: about twice this\n"
+    "  --max-connections N    client connections at once (default 1024)\n"
+    "\n"
+    "Exit status: 0 every frame conformed, 1 one did not (or a stream could not be\n"
+    "split), 2 usage error or cannot listen.\n"
+    "Example (a broker on 9092; clients bootstrap from 127.0.0.1:19092):\n"
+    "  kwire proxy --broker 127.0.0.1:9092 --listen 127.0.0.1:19092 --log frames.jsonl\n";
 
 // ---- Argument parsing.
 
@@ -1255,6 +1299,69 @@ int Testee(const Args& a, std::istream& in, std::ostream& out, Usage& u) {
   return ServeTestee(in, out, quirks, records);
 }
 
+int Proxy(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
+  if (!RequireNoPositional(a, 0, u)) return kExitUsage;
+  proxy::Options o;
+  const std::optional<std::string> broker = a.Get("broker");
+  if (!broker) {
+    u.Fail("--broker HOST:PORT is required");
+    return kExitUsage;
+  }
+  absl::StatusOr<proxy::Endpoint> b = proxy::ParseEndpoint(*broker);
+  if (!b.ok()) {
+    u.Fail("--broker: " + std::string(b.status().message()));
+    return kExitUsage;
+  }
+  o.broker = *b;
+  if (auto l = a.Get("listen")) {
+    absl::StatusOr<proxy::Endpoint> e = proxy::ParseEndpoint(*l);
+    if (!e.ok()) {
+      u.Fail("--listen: " + std::string(e.status().message()));
+      return kExitUsage;
+    }
+    o.listen = *e;
+  }
+  if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, o.check.quirks, u)) return kExitUsage;
+  if (auto m = a.Get("records")) {
+    if (*m == "opaque") {
+      o.check.records = RecordsMode::kOpaque;
+    } else if (*m != "validate") {
+      u.Fail("--records takes 'validate' or 'opaque', not '" + *m + "'");
+      return kExitUsage;
+    }
+  }
+  if (auto n = a.Get("max-frame-size")) {
+    const std::optional<long> v = ParseNumber(*n);
+    if (!v || *v < 12 || *v > INT32_MAX) {
+      u.Fail("--max-frame-size takes a number of bytes (12 to 2147483647), not '" + *n + "'");
+      return kExitUsage;
+    }
+    o.check.max_frame_size = static_cast<int32_t>(*v);
+  }
+  if (auto n = a.Get("max-connections")) {
+    const std::optional<long> v = ParseNumber(*n);
+    if (!v || *v < 1 || *v > 1000000) {
+      u.Fail("--max-connections takes a number (1 to 1000000), not '" + *n + "'");
+      return kExitUsage;
+    }
+    o.max_connections = static_cast<size_t>(*v);
+  }
+  o.fail_fast = a.flags.count("fail-fast") > 0;
+  o.rewrite_addresses = a.flags.count("no-rewrite") == 0;
+  std::ofstream file;
+  std::ostream* log = &out;
+  if (auto path = a.Get("log"); path && *path != "-") {
+    file.open(*path);
+    if (!file) {
+      err << "kwire proxy: cannot write --log " << *path << "\n";
+      return kExitUsage;
+    }
+    log = &file;
+  }
+  return proxy::RunUntilSignal(std::move(o), *log, err, a.Get("port-file").value_or(""),
+                               a.Get("summary-json").value_or(""));
+}
+
 struct Command {
   const char* name;
   const char* usage;
@@ -1276,6 +1383,10 @@ const std::vector<Command>& Commands() {
         "id", "timeout", "testee-log"},
        {"lenient", "list"}},
       {"testee", kTesteeUsage, {"quirks", "records"}, {}},
+      {"proxy", kProxyUsage,
+       {"broker", "listen", "quirks", "records", "log", "port-file", "summary-json",
+        "max-frame-size", "max-connections"},
+       {"fail-fast", "no-rewrite"}},
   };
   return commands;
 }
@@ -1356,6 +1467,8 @@ int Run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     rc = Explain(a, in, out, err, u);
   else if (name == "testee")
     rc = Testee(a, in, out, u);
+  else if (name == "proxy")
+    rc = Proxy(a, out, err, u);
   else
     rc = Conformance(a, out, err, u);
   if (!u.ok()) {

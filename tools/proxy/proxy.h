@@ -1,0 +1,108 @@
+// `kwire proxy`: a checking TCP proxy for the Kafka protocol, on loopback. Every byte a
+// client sends is forwarded to the broker and every byte the broker answers is forwarded
+// back, unchanged, while each frame is checked (tools/traffic: decoded, re-encoded,
+// refusals, responses typed by their request's correlation id) and reported. The one
+// change it makes: broker addresses advertised in responses (address_rewrite.h) are
+// rewritten to listeners of the proxy, one per advertised broker, so that a client
+// bootstrapped on the proxy stays on it; those responses are re-encoded by the codec.
+//
+// Event loop: Boost.Asio, one thread. Memory per connection is bounded: a frame is held
+// until it is whole (at most max_frame_size bytes plus one read), reading from a side
+// stops until what was read from it is written to the other side (back-pressure), and
+// the requests awaiting a response are bounded (CheckOptions::max_pending). A frame whose
+// size prefix is negative or too large ends that connection only.
+#ifndef KWIRE_TOOLS_PROXY_PROXY_H_
+#define KWIRE_TOOLS_PROXY_PROXY_H_
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "tools/json/json.h"
+#include "tools/traffic/traffic.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace kwire::proxy {
+
+/// A host and port; the host must be a loopback name or address (127.0.0.0/8, ::1,
+/// "localhost"): the proxy neither listens nor connects anywhere else.
+struct Endpoint {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+};
+
+/// "host:port" ("[::1]:9092" for IPv6) into an Endpoint; kInvalidArgument otherwise.
+absl::StatusOr<Endpoint> ParseEndpoint(const std::string& text);
+
+struct Options {
+  /// Where clients connect (port 0: any free port; Proxy::port() tells).
+  Endpoint listen;
+  /// The broker clients bootstrap from.
+  Endpoint broker;
+  traffic::CheckOptions check;
+  /// Advertised broker addresses rewritten to the proxy's listeners.
+  bool rewrite_addresses = true;
+  /// Stop at the first frame that does not conform (Proxy::failed()).
+  bool fail_fast = false;
+  /// Client connections at once; more are accepted and closed at once.
+  size_t max_connections = 1024;
+  /// Listeners for advertised brokers at most (beyond: addresses left as they are).
+  size_t max_listeners = 64;
+  /// Called with each frame's report (traffic::ReportJson, plus "rewritten" when the
+  /// proxy re-encoded it) and with connection events ({"event": ...}).
+  std::function<void(const Json&)> on_report;
+  /// Called once when the proxy stops (Stop, or fail-fast).
+  std::function<void()> on_stop;
+};
+
+/// The proxy. Start() binds the first listener; the io_context runs it. Not thread-safe:
+/// use it from the io_context's thread.
+class Proxy {
+ public:
+  Proxy(boost::asio::io_context& io, Options options);
+  ~Proxy();
+  Proxy(const Proxy&) = delete;
+  Proxy& operator=(const Proxy&) = delete;
+
+  /// Binds and starts accepting. kInvalidArgument for a host that is not loopback,
+  /// kUnavailable when the address cannot be bound.
+  absl::Status Start();
+  /// The port of the first listener (after Start).
+  uint16_t port() const;
+  /// Closes every listener and connection; the io_context then runs out of work.
+  void Stop();
+  /// Counts per API x version x direction and verdict so far.
+  const traffic::Summary& summary() const;
+  /// Fail-fast stopped the proxy at a frame that does not conform.
+  bool failed() const;
+  /// Client connections accepted so far.
+  uint64_t connections() const;
+
+  struct Impl;  // proxy.cc
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+/// True for a loopback host: "localhost", 127.0.0.0/8, ::1.
+bool IsLoopbackHost(const std::string& host);
+
+/// What `kwire proxy` runs: a Proxy on its own io_context until SIGINT, SIGTERM or
+/// SIGHUP (or, with fail_fast, the first frame that does not conform). Each report is one
+/// JSON line on `log`; `port_file`, when not empty, receives the first listener's port
+/// once it listens (for scripts: no waiting on a timer). At the end the summary table
+/// goes to `err` (and, with `summary_json`, as JSON to that file). Returns 0 when every
+/// frame conformed, 1 otherwise, 2 when it cannot start (the reason on `err`).
+int RunUntilSignal(Options options, std::ostream& log, std::ostream& err,
+                   const std::string& port_file, const std::string& summary_json);
+
+}  // namespace kwire::proxy
+
+#endif  // KWIRE_TOOLS_PROXY_PROXY_H_
