@@ -8,7 +8,9 @@ Usage: conformance/matrix.py [--kwire PATH] [--only NAME,...] [--write] [--json 
 
   --kwire PATH  the kwire binary (default: build/test/tools/kwire/kwire)
   --only LIST   run only these testees (names as in the table's first column ids:
-                kwire, kwire-java, kafka-python, sarama, platformatic-kafka, kafkajs)
+                kwire, kwire-java, apache-kafka, apache-kafka-3.9, kafka-python,
+                kafka-python-latest, sarama, sarama-latest, franz-go,
+                rust-kafka-protocol, platformatic-kafka, kafkajs)
   --write       replace the table in conformance/README.md (else print it)
   --json FILE   also write every run's totals as JSON
 
@@ -31,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VECTORS = os.path.join(ROOT, "conformance", "vectors")
 TESTEES = os.path.join(ROOT, "conformance", "testees")
 README = os.path.join(ROOT, "conformance", "README.md")
-CATEGORIES = ["minimal", "rich", "negative", "records", "kip511", "java"]
+CATEGORIES = ["minimal", "rich", "negative", "records", "kip511", "java", "live"]
 
 
 def have(cmd):
@@ -72,6 +74,29 @@ def testees(kwire):
          lambda: subprocess.run([f"{TESTEES}/sarama/run.sh", "--build-only"],
                                 capture_output=True).returncode == 0,
          "tools/install-deps.sh --peers", []),
+        ("kafka-python-latest", "kafka-python 3.0.12 (newest, PyPI)",
+         f"{TESTEES}/kafka-python-latest/run.sh",
+         f"{TESTEES}/kafka-python-latest/expected_failures.txt",
+         lambda: subprocess.run([f"{TESTEES}/kafka-python-latest/run.sh", "--build-only"],
+                                capture_output=True).returncode == 0,
+         "apt-get install python3-venv; PyPI on the first run", []),
+        ("sarama-latest", "sarama 1.61.1 (newest, Go, IBM/sarama)",
+         f"{TESTEES}/sarama-latest/run.sh",
+         f"{TESTEES}/sarama-latest/expected_failures.txt",
+         lambda: subprocess.run([f"{TESTEES}/sarama-latest/run.sh", "--build-only"],
+                                capture_output=True).returncode == 0,
+         "Go >= 1.21 and the Go module proxy on the first build", []),
+        ("franz-go", "franz-go kmsg 1.15.1 (Go)", f"{TESTEES}/franz-go/run.sh",
+         f"{TESTEES}/franz-go/expected_failures.txt",
+         lambda: subprocess.run([f"{TESTEES}/franz-go/run.sh", "--build-only"],
+                                capture_output=True).returncode == 0,
+         "Go >= 1.26 (or >= 1.21 with the Go module proxy)", []),
+        ("rust-kafka-protocol", "kafka-protocol 0.18.0 (Rust crate)",
+         f"{TESTEES}/rust-kafka-protocol/run.sh",
+         f"{TESTEES}/rust-kafka-protocol/expected_failures.txt",
+         lambda: subprocess.run([f"{TESTEES}/rust-kafka-protocol/run.sh", "--build-only"],
+                                capture_output=True).returncode == 0,
+         "rustup (Rust >= 1.89); crates.io on the first build", []),
         ("platformatic-kafka", "@platformatic/kafka 2.12.1 (JS)",
          f"node {TESTEES}/platformatic-kafka/testee.mjs",
          f"{TESTEES}/platformatic-kafka/expected_failures.txt", lambda: js("platformatic-kafka"),
@@ -137,6 +162,7 @@ def main():
         row.append(cell(cats.get("records")))
         row.append(cell(cats.get("kip511")))
         row.append(cell(cats.get("java")))
+        row.append(cell(cats.get("live")))
         # The FAILURES.md beside the expected-failures list.
         failures = (f"[FAILURES.md]({os.path.relpath(os.path.dirname(expected), os.path.dirname(TESTEES))}"
                     "/FAILURES.md)" if expected else "none")
@@ -145,7 +171,7 @@ def main():
         totals[tid] = {"report": report["categories"], "lenient": lenient and lenient["categories"],
                        "exit": rc}
     header = ["implementation", "operations", "minimal", "rich", "negative",
-              "negative `--lenient`", "records", "kip511", "java", "failures explained"]
+              "negative `--lenient`", "records", "kip511", "java", "live", "failures explained"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     table = "\n".join(lines) + "\n"

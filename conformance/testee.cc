@@ -230,7 +230,7 @@ std::string CategoryOfSet(const std::string& set) {
 
 const std::vector<std::string>& Categories() {
   static const std::vector<std::string> c = {"minimal", "rich", "negative", "records", "kip511",
-                                             "java"};
+                                             "java", "live"};
   return c;
 }
 

@@ -8,7 +8,8 @@
 # ran and what passed. .ci/run runs it after the test command.
 #
 # Usage: tools/cross-impl.sh [-h|--help] [--install-only] [--kwire PATH] [testee...]
-#   testees   default: all of apache-kafka kafka-python sarama kafkajs platformatic-kafka
+#   testees   default: all of apache-kafka kafka-python kafka-python-latest sarama
+#             sarama-latest franz-go rust-kafka-protocol kafkajs platformatic-kafka
 #   --kwire   the kwire binary whose runner drives the testees (default
 #             build/test/tools/kwire/kwire, built by `cmake --workflow --preset test`)
 #   --install-only  install what the peers need, run nothing
@@ -18,7 +19,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_testees=(apache-kafka kafka-python sarama kafkajs platformatic-kafka)
+all_testees=(apache-kafka kafka-python kafka-python-latest sarama sarama-latest franz-go
+             rust-kafka-protocol kafkajs platformatic-kafka)
 usage() {
   echo "Usage: tools/cross-impl.sh [-h|--help] [--install-only] [--kwire PATH] [testee...]"
   echo "Installs what the other implementations need (Debian packages; npm packages pinned by"
@@ -59,6 +61,7 @@ command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null || missing+=(maven)
+python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)  # kafka-python-latest
 if [ ${#missing[@]} -gt 0 ]; then
   echo "cross-impl: installing ${missing[*]} (Debian)"
   export DEBIAN_FRONTEND=noninteractive
@@ -66,6 +69,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+# The newest Go and Rust peers (franz-go kmsg needs Go >= 1.26, the kafka-protocol crate's
+# lock Rust >= 1.89): the machine's Go (/usr/local/go, or one that fetches its toolchain
+# from the module proxy) and rustup's cargo, not Debian's older ones; their modules and
+# crates come pinned (go.sum, Cargo.lock) from the Go module proxy and crates.io.
+[ -x /usr/local/go/bin/go ] && export PATH="/usr/local/go/bin:$PATH"
+[ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+for tool in go cargo; do
+  command -v $tool >/dev/null ||
+    echo "cross-impl: warning: no $tool on PATH: the testees that need it will fail to build" >&2
+done
 for t in kafkajs platformatic-kafka; do
   dir=conformance/testees/$t
   # npm ci installs exactly package-lock.json; skipped when node_modules is newer than it.
@@ -89,6 +102,8 @@ testee_command() {
     apache-kafka) echo "conformance/testees/apache-kafka/run.sh" ;;
     kafka-python) echo "python3 conformance/testees/kafka-python/testee.py" ;;
     sarama) echo "conformance/testees/sarama/run.sh" ;;
+    kafka-python-latest|sarama-latest|franz-go|rust-kafka-protocol)
+      echo "conformance/testees/$1/run.sh" ;;
     kafkajs) echo "node conformance/testees/kafkajs/testee.js" ;;
     platformatic-kafka) echo "node conformance/testees/platformatic-kafka/testee.mjs" ;;
   esac
@@ -97,10 +112,17 @@ testee_command() {
 rows=()
 failed=0
 for t in "${testees[@]}"; do
-  # sarama's and Apache Kafka's first start builds them (Go ~10 s; Maven ~10 s, longer with
-  # the first download), before the runner waits for the hello.
+  # A testee's first start builds it (Go ~10 s to ~1 min, Maven ~10 s, cargo ~2 min, a
+  # Python venv ~10 s; longer with the first download), before the runner waits for the
+  # hello. A build that fails is that testee's failure.
   case "$t" in
-    sarama|apache-kafka) conformance/testees/$t/run.sh --build-only >/dev/null ;;
+    sarama|apache-kafka|kafka-python-latest|sarama-latest|franz-go|rust-kafka-protocol)
+      if ! conformance/testees/$t/run.sh --build-only >"$out/$t-build.log" 2>&1; then
+        tail -20 "$out/$t-build.log"
+        rows+=("$(printf '%-20s %-28s %5ss  %-14s %s' "$t" "?" 0 "FAIL (build)" "$out/$t-build.log")")
+        failed=$((failed + 1))
+        continue
+      fi ;;
   esac
   if [ "$t" = apache-kafka ]; then
     # The java vector set is Kafka's writing (issue 30 item 5): the committed file must be

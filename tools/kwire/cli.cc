@@ -248,7 +248,7 @@ constexpr const char* kProxyUsage =
     "usage: kwire proxy --broker HOST:PORT [--listen HOST:PORT] [--quirks LIST]\n"
     "                   [--records validate|opaque] [--fail-fast] [--no-rewrite]\n"
     "                   [--log FILE] [--port-file FILE] [--summary-json FILE]\n"
-    "                   [--max-frame-size BYTES] [--max-connections N]\n"
+    "                   [--max-frame-size BYTES] [--max-connections N] [--frames]\n"
     "\n"
     "Listens on loopback (--listen, default 127.0.0.1:0: a free port, printed on stderr\n"
     "and written to --port-file) and forwards every connection to the broker, passing\n"
@@ -279,6 +279,7 @@ constexpr const char* kProxyUsage =
     "                         socket.request.max.bytes); a larger or negative one ends\n"
     "                         that connection. Memory per connection: about twice this\n"
     "  --max-connections N    client connections at once (default 1024)\n"
+    "  --frames               each frame's line also carries its bytes (\"frame\": hex)\n"
     "\n"
     "Exit status: 0 every frame conformed, 1 one did not (or a stream could not be\n"
     "split), 2 usage error or cannot listen.\n"
@@ -1348,6 +1349,7 @@ int Proxy(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
   }
   o.fail_fast = a.flags.count("fail-fast") > 0;
   o.rewrite_addresses = a.flags.count("no-rewrite") == 0;
+  o.include_frames = a.flags.count("frames") > 0;
   std::ofstream file;
   std::ostream* log = &out;
   if (auto path = a.Get("log"); path && *path != "-") {
@@ -1386,7 +1388,7 @@ const std::vector<Command>& Commands() {
       {"proxy", kProxyUsage,
        {"broker", "listen", "quirks", "records", "log", "port-file", "summary-json",
         "max-frame-size", "max-connections"},
-       {"fail-fast", "no-rewrite"}},
+       {"fail-fast", "no-rewrite", "frames"}},
   };
   return commands;
 }

@@ -12,6 +12,7 @@
 #include <utility>  // before Boost.Asio 1.74: its awaitable.hpp uses std::exchange
 #include <boost/asio.hpp>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
 #include "codec/protocol/frame.h"
 #include "tools/proxy/address_rewrite.h"
@@ -265,6 +266,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (impl_->options.on_report) {
       Json j = traffic::ReportJson(report);
       if (rewritten > 0) j["rewritten"] = rewritten;
+      if (impl_->options.include_frames) {
+        j["frame"] = absl::BytesToHexString(
+            absl::string_view(reinterpret_cast<const char*>(frame.data()), frame.size()));
+      }
       impl_->Report(j);
     }
     if (!traffic::Conforms(report.verdict)) impl_->Fail();

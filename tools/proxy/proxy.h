@@ -51,6 +51,9 @@ struct Options {
   bool rewrite_addresses = true;
   /// Stop at the first frame that does not conform (Proxy::failed()).
   bool fail_fast = false;
+  /// Each frame's report also carries the frame's bytes as lowercase hex ("frame"), as the
+  /// peer sent it (for the `live` vector set: tools/proxy/live_vectors.py).
+  bool include_frames = false;
   /// Client connections at once; more are accepted and closed at once.
   size_t max_connections = 1024;
   /// Listeners for advertised brokers at most (beyond: addresses left as they are).

@@ -21,6 +21,12 @@ Operations: roundtrip and validate. Nothing is checked that kafka-python does
 not check itself: whatever its decoders accept, this testee accepts.
 Everything kafka-python has no class for (API keys, versions, other header
 versions) is answered "unsupported".
+
+The above is kafka-python 2.x (Debian's 2.0.2). kafka-python 3.x rewrote
+kafka.protocol (classes generated from Kafka's JSON definitions, flexible
+versions): with a 3.x kafka-python (conformance/testees/kafka-python-latest,
+which runs this file in a venv) the per-API adapter is KafkaPython3 from
+../kafka-python-latest/kafka3_adapter.py; the protocol part below is shared.
 """
 
 import argparse
@@ -250,9 +256,30 @@ def result_of(exc):
     while (type(exc).__name__ == "KafkaProtocolError"
            and (exc.__cause__ or exc.__context__) is not None):
         exc = exc.__cause__ or exc.__context__
-    if isinstance(exc, (Rejected, ValueError, struct.error)) or type(exc).__name__ == "KafkaProtocolError":
+    # KafkaProtocolError and its subclasses (InvalidReceiveError: a negative or oversized
+    # frame size, parser.py), which kafka-python's client closes the connection on.
+    if isinstance(exc, (Rejected, ValueError, struct.error)) or any(
+            c.__name__ == "KafkaProtocolError" for c in type(exc).__mro__):
         return "rejected"
     return "crashed"
+
+
+def make_adapter(kafka):
+    """The adapter for the kafka-python loaded: KafkaPython (2.x, this file) or
+    KafkaPython3 (3.x, ../kafka-python-latest/kafka3_adapter.py)."""
+    major = str(getattr(kafka, "__version__", "0")).split(".")[0]
+    if major.isdigit() and int(major) >= 3:
+        latest = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                              "kafka-python-latest")
+        sys.path.insert(0, os.path.normpath(latest))
+        # No __pycache__ in the source tree.
+        dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+        try:
+            from kafka3_adapter import KafkaPython3
+        finally:
+            sys.dont_write_bytecode = dont_write
+        return KafkaPython3(kafka, rejected=Rejected)
+    return KafkaPython(kafka)
 
 
 def answer_request(kp, req):
@@ -264,6 +291,9 @@ def answer_request(kp, req):
     reason = kp.unsupported(req)
     if reason:
         return {"seq": seq, "result": "unsupported", "reason": reason}
+    note = kp.header_mismatch(req) if hasattr(kp, "header_mismatch") else None
+    if note:
+        sys.stderr.write("kafka-python testee: %s: %s\n" % (req.get("id"), note))
     try:
         frame = bytes.fromhex(req["frame"])
     except (KeyError, TypeError, ValueError) as exc:
@@ -334,7 +364,7 @@ def main(argv=None):
     if args.kafka_version:
         print(getattr(kafka, "__version__", "unknown"))
         return 0
-    kp = KafkaPython(kafka)
+    kp = make_adapter(kafka)
     if args.list_supported:
         for key in sorted(kp.requests):
             name, classes = kp.requests[key]
