@@ -3,7 +3,8 @@
 # another implementation: the testee protocol"): builds sarama_testee against Debian's
 # golang-github-shopify-sarama-dev (1.22.1) in a cache directory, offline, and execs it.
 #   kwire conformance --testee conformance/testees/sarama/run.sh conformance/vectors
-# See conformance/testees/sarama/README.md.
+# See conformance/testees/sarama/README.md; the cache and --build-only are
+# ../gotestee/build.sh's.
 set -euo pipefail
 
 usage() {
@@ -21,18 +22,12 @@ Usage: conformance/testees/sarama/run.sh [--help] [--build-only]
 USAGE
 }
 
-build_only=0
-for arg in "$@"; do
-  case "$arg" in
-    -h|--help) usage; exit 0 ;;
-    --build-only) build_only=1 ;;
-    *) echo "run.sh: unexpected argument '$arg' (conformance/testees/sarama/run.sh --help)" >&2
-       exit 2 ;;
-  esac
-done
-
+testee=sarama
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
+. "$here/../gotestee/build.sh"
+gotestee_args "$@"
+
 sarama_src=/usr/share/gocode/src/github.com/Shopify/sarama
 peer_shim="$root/bench/peers/sarama/shim/kwire_peer.go"
 if ! command -v go >/dev/null || [ ! -d "$sarama_src" ]; then
@@ -43,38 +38,27 @@ if ! command -v go >/dev/null || [ ! -d "$sarama_src" ]; then
 fi
 [ -f "$peer_shim" ] || { echo "run.sh: missing $peer_shim" >&2; exit 2; }
 
-cache="${KWIRE_TESTEE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kwire/testee-sarama}"
-# The binary's name depends on everything it is built from.
-stamp="$( { cat "$here/main.go" "$here/shim/kwire_testee.go" "$peer_shim"
-            go version
-            dpkg-query -W -f='${Version}' golang-github-shopify-sarama-dev 2>/dev/null || true
-            ls -l --time-style=+%s "$sarama_src"; } | sha256sum | cut -c1-16)"
-bin="$cache/sarama_testee-$stamp"
+sources() {
+  cat "$here/main.go" "$here/shim/kwire_testee.go" "$peer_shim"
+  dpkg-query -W -f='${Version}' golang-github-shopify-sarama-dev 2>/dev/null || true
+  ls -l --time-style=+%s "$sarama_src"
+}
 
-if [ ! -x "$bin" ]; then
-  mkdir -p "$cache"
-  # One build at a time; the GOPATH's path stays the same from build to build so that Go's
-  # build cache keeps sarama's compiled package while only main.go changes.
-  exec 9>"$cache/lock"
-  flock 9
-  if [ ! -x "$bin" ]; then
-    echo "run.sh: building the sarama testee in $cache ($(go version | cut -d' ' -f3))" >&2
-    gopath="$cache/gopath"
-    rm -rf "$gopath" "$cache"/sarama_testee-* "$cache"/build.*  # earlier builds
-    mkdir -p "$gopath/src/github.com/Shopify" "$gopath/src/kwire/sarama_testee"
-    cp -r "$sarama_src" "$gopath/src/github.com/Shopify/sarama"
-    cp "$peer_shim" "$here/shim/kwire_testee.go" "$gopath/src/github.com/Shopify/sarama/"
-    cp "$here/main.go" "$gopath/src/kwire/sarama_testee/"
-    (cd "$gopath/src/kwire/sarama_testee" &&
-     GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOFLAGS= CGO_CFLAGS="-O2 -w" \
-       GOCACHE="$cache/gocache" go build -o "$cache/build.tmp" . ) >&2
-    mv -f "$cache/build.tmp" "$bin"  # a concurrent run.sh finds it whole or not at all
-  fi
-  exec 9>&-
-fi
+# A GOPATH (its path stays the same from build to build, for Go's build cache): sarama
+# with the shims added, gotestee and main.go; Debian's other packages from /usr/share/gocode.
+build() {
+  local gopath="$cache/gopath"
+  rm -rf "$gopath"
+  mkdir -p "$gopath/src/github.com/Shopify" "$gopath/src/kwire/sarama_testee" \
+           "$gopath/src/kwire/conformance/testees/gotestee"
+  cp -r "$sarama_src" "$gopath/src/github.com/Shopify/sarama"
+  cp "$peer_shim" "$here/shim/kwire_testee.go" "$gopath/src/github.com/Shopify/sarama/"
+  cp "$gotestee_dir"/*.go "$gopath/src/kwire/conformance/testees/gotestee/"
+  cp "$here/main.go" "$gopath/src/kwire/sarama_testee/"
+  cd "$gopath/src/kwire/sarama_testee"
+  GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOFLAGS= CGO_CFLAGS="-O2 -w" \
+    go build -o "$1" .
+}
 
-if [ "$build_only" = 1 ]; then
-  echo "$bin"
-  exit 0
-fi
+gotestee_build sarama_testee
 exec "$bin"
