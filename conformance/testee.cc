@@ -51,7 +51,7 @@ std::string Shorten(std::string s, size_t n) {
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 using testee_internal::Clean;
 using testee_internal::kOps;
 using testee_internal::Shorten;
@@ -476,6 +476,7 @@ TesteeReport RunTestee(const TesteeOptions& o) {
             r.answer.clear();
             r.verdict.clear();
             JudgeAnswer(v, op, a, r);
+            if (r.other_error && o.strict_errors) r.verdict = "fail";
           }
           break;
         }

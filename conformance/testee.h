@@ -54,7 +54,8 @@ struct JsonlVector {
   /// reject vectors: Java's decoder accepts it; refuse vectors: Apache Kafka's broker
   /// appends what is refused all the same.
   bool lenient = false;
-  nlohmann::json record; ///< The whole record.
+  /// The whole record, members in file order (the JSON mapping's fields in wire order).
+  nlohmann::ordered_json record;
 };
 
 /// The category of a vector set: "minimal" for minimal, minimal-removed and seeds; the
@@ -78,6 +79,9 @@ struct TesteeOptions {
   int max_restarts = 10;
   std::string expected_failures;       ///< Vector ids known to fail (empty: none).
   std::string log_file;                ///< The testee's stderr, all of it (empty: none).
+  /// A reject vector rejected with another kind, offset or path than the vector's fails
+  /// (by default it passes and is counted apart: TesteeReport::other_errors).
+  bool strict_errors = false;
 };
 
 enum class TesteeOutcome {
@@ -97,6 +101,12 @@ struct OpResult {
   std::string detail;    ///< Why it failed (runner's words), or the unsupported reason.
   std::string answer;    ///< The testee's result ("ok", "rejected", ...) or fault.
   std::string error;     ///< The testee's error text, kind, offset and path, if given.
+  /// A reject vector rejected with another kind, offset or path than the vector's
+  /// (compared where the answer gives them).
+  bool other_error = false;
+  /// Reject vectors: the vector's error and the answer's ({"kind", "offset", "path"},
+  /// and the answer's "error" text), for the JSON report.
+  nlohmann::ordered_json expected_error, answered_error;
 };
 
 struct TesteeResult {
@@ -137,7 +147,7 @@ std::vector<std::string> OperationsFor(const JsonlVector& v,
 
 /// Judges one answer of `op` on `v` (the answer already parsed and its seq checked).
 /// Returns the verdict ("pass", "fail", "unsupported") and fills `r`.
-void JudgeAnswer(const JsonlVector& v, const std::string& op, const nlohmann::json& answer,
+void JudgeAnswer(const JsonlVector& v, const std::string& op, const nlohmann::ordered_json& answer,
                  OpResult& r);
 
 /// Runs the testee over the selected vectors. Never throws; everything the testee does

@@ -15,7 +15,7 @@
 namespace kwire::conformance {
 namespace {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 using testee_internal::Clean;
 using testee_internal::kOps;
 using testee_internal::Shorten;
@@ -45,40 +45,76 @@ std::string FirstDifference(std::span<const uint8_t> want, std::span<const uint8
                          got.size(), i);
 }
 
-// Where the answer's JSON differs from the vector's, member by member: every member
-// there and nothing else, arrays of the same length, leaves equal (an int64, a string
-// in the vector, may be answered as a number). Values that compare equal here are
-// still checked by bytes (float64 bits, -0.0) by the caller.
-std::optional<std::string> JsonDifference(const Json& want, const Json& got,
-                                          const std::string& path) {
+// Where the answer's JSON differs from the vector's, member by member in the vector's
+// order (the JSON mapping's fields in wire order): every member there and nothing else,
+// arrays of the same length, leaves equal (an int64, a string in the vector, may be
+// answered as a number). Every difference is collected, up to `limit` (then counted in
+// `*more`). Values that compare equal here are still checked by bytes (float64 bits,
+// -0.0) by the caller.
+void JsonDifferences(const Json& want, const Json& got, const std::string& path,
+                     std::vector<std::string>& out, size_t limit, size_t* more) {
+  auto add = [&](std::string d) {
+    if (out.size() < limit) {
+      out.push_back(std::move(d));
+    } else {
+      ++*more;
+    }
+  };
   if (want.is_object()) {
-    if (!got.is_object()) return absl::StrCat(path, ": expected an object, got ", Shorten(got.dump()));
+    if (!got.is_object()) return add(absl::StrCat(path, ": expected an object, got ", Shorten(got.dump())));
     for (const auto& [k, v] : want.items()) {
       auto it = got.find(k);
-      if (it == got.end()) return absl::StrCat(path, ": member \"", k, "\" missing");
-      if (auto d = JsonDifference(v, *it, absl::StrCat(path, ".", k))) return d;
+      if (it == got.end()) {
+        add(absl::StrCat(path, ": member \"", k, "\" missing"));
+        continue;
+      }
+      JsonDifferences(v, *it, absl::StrCat(path, ".", k), out, limit, more);
     }
     for (const auto& [k, v] : got.items()) {
-      if (!want.contains(k)) return absl::StrCat(path, ": unexpected member \"", k, "\"");
+      if (!want.contains(k)) add(absl::StrCat(path, ": unexpected member \"", k, "\""));
     }
-    return std::nullopt;
+    return;
   }
   if (want.is_array()) {
-    if (!got.is_array()) return absl::StrCat(path, ": expected an array, got ", Shorten(got.dump()));
+    if (!got.is_array()) return add(absl::StrCat(path, ": expected an array, got ", Shorten(got.dump())));
     if (want.size() != got.size()) {
-      return absl::StrFormat("%s: %d elements expected, %d answered", path, want.size(), got.size());
+      return add(absl::StrFormat("%s: %d elements expected, %d answered", path, want.size(), got.size()));
     }
     for (size_t i = 0; i < want.size(); ++i) {
-      if (auto d = JsonDifference(want[i], got[i], absl::StrCat(path, "[", i, "]"))) return d;
+      JsonDifferences(want[i], got[i], absl::StrCat(path, "[", i, "]"), out, limit, more);
     }
-    return std::nullopt;
+    return;
   }
-  if (want == got) return std::nullopt;
+  if (want == got) return;
   if (want.is_string() && (got.is_number_integer() || got.is_number_unsigned()) &&
       got.dump() == want.get<std::string>()) {
-    return std::nullopt;  // int64 as a number
+    return;  // int64 as a number
   }
-  return absl::StrCat(path, ": expected ", Shorten(want.dump()), ", answered ", Shorten(got.dump()));
+  add(absl::StrCat(path, ": expected ", Shorten(want.dump()), ", answered ", Shorten(got.dump())));
+}
+
+// The error members of a reject vector or of a rejected answer: {"kind", "offset",
+// "path"} as far as given (and the answer's own "error" text).
+Json ErrorMembers(const Json& from) {
+  Json e = Json::object();
+  for (const char* k : {"kind", "offset", "path", "error"}) {
+    if (auto it = from.find(k); it != from.end() && !it->is_null() && !it->is_object()) e[k] = *it;
+  }
+  return e;
+}
+
+// Where a rejection's kind, offset or path (those the answer gives) differ from the
+// vector's: "kind invalid_length (expected truncated), offset 14 (expected 12)", or "".
+std::string ErrorDifference(const Json& expected, const Json& answered) {
+  std::vector<std::string> d;
+  for (const char* k : {"kind", "offset", "path"}) {
+    auto a = answered.find(k);
+    auto e = expected.find(k);
+    if (a == answered.end() || e == expected.end() || *a == *e) continue;
+    d.push_back(absl::StrCat(k, " ", a->is_string() ? a->get<std::string>() : a->dump(), " (expected ",
+                             e->is_string() ? e->get<std::string>() : e->dump(), ")"));
+  }
+  return absl::StrJoin(d, ", ");
 }
 
 std::string ErrorOfAnswer(const Json& a) {
@@ -87,7 +123,9 @@ std::string ErrorOfAnswer(const Json& a) {
   std::vector<std::string> where;
   if (auto it = a.find("kind"); it != a.end() && it->is_string()) where.push_back(it->get<std::string>());
   if (auto it = a.find("offset"); it != a.end() && it->is_number()) where.push_back(absl::StrCat("at byte ", it->dump()));
-  if (auto it = a.find("path"); it != a.end() && it->is_string()) where.push_back(absl::StrCat("in ", it->get<std::string>()));
+  if (auto it = a.find("path"); it != a.end() && it->is_string() && !it->get<std::string>().empty()) {
+    where.push_back(absl::StrCat("in ", it->get<std::string>()));
+  }
   if (!where.empty()) absl::StrAppend(&s, s.empty() ? "" : " ", "[", absl::StrJoin(where, " "), "]");
   return Clean(s);
 }
@@ -127,9 +165,10 @@ std::optional<std::string> RefusalsDifference(const JsonlVector& v, const Json& 
 
 std::string ExpectedError(const JsonlVector& v) {
   const Json& e = v.record.value("error", Json::object());
-  return absl::StrFormat("%s at byte %s in %s", e.value("kind", "?"),
+  const std::string path = e.value("path", std::string());
+  return absl::StrFormat("%s at byte %s%s", e.value("kind", "?"),
                          e.contains("offset") ? e["offset"].dump() : "?",
-                         e.value("path", std::string("?")));
+                         path.empty() ? "" : " in " + path);
 }
 
 }  // namespace
@@ -172,8 +211,14 @@ void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpR
                                "): ", Shorten(r.error, 400)));
     }
     if (v.accept) return fail(absl::StrCat("rejected a valid frame: ", Shorten(r.error, 400)));
+    r.expected_error = ErrorMembers(v.record.value("error", Json::object()));
+    r.answered_error = ErrorMembers(a);
     r.verdict = "pass";
     r.detail = absl::StrCat("expected ", ExpectedError(v));
+    if (const std::string d = ErrorDifference(r.expected_error, r.answered_error); !d.empty()) {
+      r.other_error = true;
+      r.detail = absl::StrCat("rejected with another error: ", d);
+    }
     return;
   }
   // Refusals are the verdict of decode and validate; encode and roundtrip read and write
@@ -218,9 +263,15 @@ void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpR
     return;
   }
   // decode
+  std::vector<std::string> differences;
+  size_t more = 0;
   for (const char* part : {"header", "body"}) {
     if (!a.contains(part)) return fail(absl::StrCat("the answer has no \"", part, "\""));
-    if (auto d = JsonDifference(v.record[part], a[part], part)) return fail(*d);
+    JsonDifferences(v.record[part], a[part], part, differences, 8, &more);
+  }
+  if (!differences.empty()) {
+    return fail(absl::StrCat(absl::StrJoin(differences, "; "),
+                             more > 0 ? absl::StrCat(" (and ", more, " more)") : ""));
   }
   Json j = {{"api_key", v.api_key},
             {"version", v.version},

@@ -15,7 +15,7 @@
 namespace kwire::conformance {
 namespace {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 using testee_internal::Clean;
 using testee_internal::kOps;
 using testee_internal::Shorten;
@@ -103,8 +103,31 @@ std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
                     res.outcome == TesteeOutcome::kUnexpectedPass
                         ? absl::StrCat("passes, but is listed as an expected failure (", res.expected_reason, ")")
                         : Describe(v, res));
+    if (res.outcome == TesteeOutcome::kFail) {
+      if (auto m = v.record.find("mutation"); m != v.record.end() && m->is_string()) {
+        absl::StrAppend(&out, "\n      mutation: ", Clean(m->get<std::string>()));
+      }
+      absl::StrAppend(&out, "\n      look: kwire explain --vector ", r.options.dir, "/", v.file, ":", v.line);
+    }
   }
   if (bad > max_failures) absl::StrAppend(&out, "\n  ... and ", bad - max_failures, " more (--json has all)");
+  // Rejections for another reason than the vector's: right verdict, wrong diagnosis
+  // (--strict-errors makes them failures).
+  size_t other = 0;
+  for (const TesteeResult& res : r.results) {
+    for (const OpResult& op : res.ops) {
+      if (!op.other_error || op.verdict == "fail") continue;
+      if (other++ == 0) {
+        absl::StrAppend(&out, "\n\nrejected with another error than the vector's (kind, offset or path; "
+                              "--strict-errors makes these failures):");
+      }
+      if (other <= max_failures) {
+        const JsonlVector& v = r.vectors[res.vector];
+        absl::StrAppend(&out, "\n  ", v.id, " ", op.op, ": ", op.detail);
+      }
+    }
+  }
+  if (other > max_failures) absl::StrAppend(&out, "\n  ... and ", other - max_failures, " more (--json has all)");
   absl::StrAppend(&out, "\n\n", r.ok() ? "PASS" : "FAIL", "\n");
   return out;
 }
@@ -201,6 +224,9 @@ std::string RenderTesteeJson(const TesteeReport& r) {
       Json y = {{"op", op.op}, {"verdict", op.verdict}, {"answer", op.answer}};
       if (!op.detail.empty()) y["detail"] = op.detail;
       if (!op.error.empty()) y["error"] = op.error;
+      if (!op.expected_error.is_null()) y["expected_error"] = op.expected_error;
+      if (!op.answered_error.is_null()) y["answered_error"] = op.answered_error;
+      if (op.other_error) y["other_error"] = true;
       ops.push_back(std::move(y));
     }
     x["ops"] = std::move(ops);

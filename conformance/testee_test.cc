@@ -24,7 +24,7 @@ namespace kwire::conformance {
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 std::vector<Json> ReadJsonl(const std::string& name) {
   std::vector<Json> out;
@@ -109,6 +109,42 @@ TEST(JudgeAnswer, DecodeMembersMustMatch) {
   Json no_body = a;
   no_body.erase("body");
   EXPECT_EQ(Judge(v, "decode", no_body).detail, "the answer has no \"body\"");
+}
+
+// Every difference is named, in wire order (the vector's member order), not only the
+// first in alphabetical order: a testee that swaps two fields is told about both.
+TEST(JudgeAnswer, DecodeNamesEveryDifferenceInWireOrder) {
+  const JsonlVector v = Make(FindById("minimal.jsonl", "minimal/ApiVersions/v3/request"));
+  Json a = {{"seq", 1}, {"result", "ok"}, {"header", v.record["header"]}, {"body", v.record["body"]}};
+  a["body"]["ClientSoftwareName"] = "b";
+  a["body"]["ClientSoftwareVersion"] = "a";
+  a["header"]["CorrelationId"] = 7;
+  const OpResult r = Judge(v, "decode", a);
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_EQ(r.detail,
+            "header.CorrelationId: expected 0, answered 7; "
+            "body.ClientSoftwareName: expected \"\", answered \"b\"; "
+            "body.ClientSoftwareVersion: expected \"\", answered \"a\"");
+}
+
+// A rejection for another reason than the vector's passes (right verdict) but is marked,
+// with both errors structured for the JSON report; --strict-errors makes it a failure.
+TEST(JudgeAnswer, RejectedWithAnotherErrorIsMarked) {
+  const JsonlVector v = Make(FindById("negative.jsonl", "negative/ApiVersions/v3/request/truncated-length"));
+  OpResult same = Judge(v, "validate", {{"result", "rejected"}, {"error", "short"}, {"kind", "truncated"},
+                                        {"offset", 16}, {"path", "ApiVersionsRequest.ClientSoftwareVersion"}});
+  EXPECT_EQ(same.verdict, "pass");
+  EXPECT_FALSE(same.other_error);
+  EXPECT_EQ(same.expected_error["offset"], 16);
+  OpResult other = Judge(v, "validate", {{"result", "rejected"}, {"error", "short"}, {"kind", "truncated"},
+                                         {"offset", 14}});
+  EXPECT_EQ(other.verdict, "pass");
+  EXPECT_TRUE(other.other_error);
+  EXPECT_EQ(other.detail, "rejected with another error: offset 14 (expected 16)");
+  EXPECT_EQ(other.answered_error, (Json{{"kind", "truncated"}, {"offset", 14}, {"error", "short"}}));
+  EXPECT_EQ(other.expected_error["path"], "ApiVersionsRequest.ClientSoftwareVersion");
+  // No kind, offset or path in the answer: nothing to compare.
+  EXPECT_FALSE(Judge(v, "validate", {{"result", "rejected"}, {"error", "short"}}).other_error);
 }
 
 TEST(JudgeAnswer, FramesCompareByteForByte) {
