@@ -4,8 +4,12 @@
 // 1 MiB of records, a Fetch v12 response with several partitions of records, a Fetch v4
 // response with 512 small record batches, an OffsetCommit v4 request with 1,000
 // partitions). The two Metadata frames, the Fetch v4 and the OffsetCommit frame are
-// issue 16's peer frames: `frame_benchmark --dump_frames=DIR` writes them to files (and
-// runs no benchmark) for the sarama peer of bench/peers/ (run.sh).
+// issue 16's peer frames; issue 31 adds a Produce v13 request with a 1 MiB batch, a Fetch
+// v18 response of 8 x 64 KiB and the small frames a proxy sees by the million (ApiVersions
+// v4 request and response, Heartbeat v4 request and response, Metadata v12 request and
+// response for one topic, a Produce v13 request of one small batch). `frame_benchmark
+// --dump_frames=DIR` writes the peer frames to files (and runs no benchmark) for the peers
+// of bench/peers/ (run.sh: sarama, franz-go, kafka-protocol, Apache Kafka).
 //
 // Names: BM_DecodeFrame/<Api>/v<N>/<request|response>[/<what>] and the same with
 // BM_EncodeFrame. Decode is DecodeRequestFrame / DecodeResponseFrame on the frame bytes
@@ -18,7 +22,14 @@
 // BM_DecodeFrameOpaqueBorrowed do the same with records borrowed as views into the frame
 // buffer (DecodeOptions::borrow_records) instead of copied: copy vs view in one run.
 // A reference memcpy of each rich frame gives the physical limit:
-// BM_RefMemcpy_DecodeFrame/....
+// BM_RefMemcpy_DecodeFrame/.... BM_DecodeFrameInto decodes into one typed frame reused
+// across iterations (records validated and copied); for frames with records fields
+// BM_DecodeFrameIntoOpaqueBorrowed does the same with records unexamined and borrowed
+// (what the peers that keep records as bytes of the input do).
+//
+// Every decode and encode benchmark reports `allocs`: calls of operator new per
+// iteration (this binary's global operator new counts them in a thread-local counter and
+// calls malloc, as the library's does).
 //
 // Every benchmark first checks that the frame decodes and re-encodes to the same bytes.
 #include <benchmark/benchmark.h>
@@ -26,18 +37,27 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/escaping.h"
 #include "bench/bench_data.h"
+#include "codec/generated/api_versions_request.h"
+#include "codec/generated/api_versions_response.h"
 #include "codec/generated/fetch_response.h"
+#include "codec/generated/heartbeat_request.h"
+#include "codec/generated/heartbeat_response.h"
+#include "codec/generated/metadata_request.h"
 #include "codec/generated/metadata_response.h"
 #include "codec/generated/offset_commit_request.h"
 #include "codec/generated/produce_request.h"
@@ -48,6 +68,46 @@
 #ifndef KWIRE_CONFORMANCE_DIR
 #error "KWIRE_CONFORMANCE_DIR must name conformance/vectors"
 #endif
+
+// Calls of the global operator new on this thread (the `allocs` counter): this binary
+// replaces the global operator new and delete (every form but the aligned ones) with
+// malloc and free plus a thread-local count of the news. Both sides are replaced, so that
+// a sanitizer's allocator (which tells malloc from new) sees malloc and free paired.
+namespace {
+thread_local uint64_t t_allocations = 0;
+
+void* CountedNew(std::size_t n) {
+  ++t_allocations;
+  if (n == 0) n = 1;
+  for (;;) {
+    if (void* p = std::malloc(n)) return p;
+    std::new_handler h = std::get_new_handler();
+    if (h == nullptr) throw std::bad_alloc();
+    h();
+  }
+}
+
+void* CountedNewNothrow(std::size_t n) noexcept {
+  try {
+    return CountedNew(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+}  // namespace
+
+void* operator new(std::size_t n) { return CountedNew(n); }
+void* operator new[](std::size_t n) { return CountedNew(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return CountedNewNothrow(n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+  return CountedNewNothrow(n);
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace kwire::bench {
 namespace {
@@ -106,6 +166,17 @@ void SetCounters(benchmark::State& st, const Frame& f) {
   st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * f.bytes.size()));
 }
 
+// SetCounters plus `allocs`, the calls of operator new per iteration since
+// `allocations_before` (t_allocations read just before the timed loop).
+void SetCounters(benchmark::State& st, const Frame& f, uint64_t allocations_before) {
+  SetCounters(st, f);
+  if (st.iterations() > 0) {
+    st.counters["allocs"] = benchmark::Counter(
+        static_cast<double>(t_allocations - allocations_before) /
+        static_cast<double>(st.iterations()));
+  }
+}
+
 // Decode with the given records handling: `mode` (validate / opaque) and whether records
 // fields are copied (the default) or borrowed as views into the frame buffer
 // (DecodeOptions::borrow_records).
@@ -118,6 +189,7 @@ void BM_DecodeFrameWith(benchmark::State& st, const Frame* f) {
   FrameOptions o;
   o.records_mode = kMode;
   o.decode.borrow_records = kBorrow;
+  const uint64_t allocations = t_allocations;
   if (f->dir == Direction::kRequest) {
     for (auto _ : st) {
       auto d = DecodeRequestFrame(f->bytes, o);
@@ -129,44 +201,56 @@ void BM_DecodeFrameWith(benchmark::State& st, const Frame* f) {
       benchmark::DoNotOptimize(d);
     }
   }
-  SetCounters(st, *f);
+  SetCounters(st, *f, allocations);
 }
 
 // Decode into one typed frame reused across iterations (DecodeRequestFrameInto /
 // DecodeResponseFrameInto): a connection decoding frame after frame, whose strings and
-// vectors keep their capacity, so the allocator leaves the loop (records validated and
-// copied, as in BM_DecodeFrame).
-template <class M>
+// vectors keep their capacity, so the allocator leaves the loop. BM_DecodeFrameInto:
+// records validated and copied, as in BM_DecodeFrame; BM_DecodeFrameIntoOpaqueBorrowed:
+// records unexamined and borrowed (views into the frame), as BM_DecodeFrameOpaqueBorrowed.
+template <class M, RecordsMode kMode = RecordsMode::kValidate, bool kBorrow = false>
 void BM_DecodeFrameInto(benchmark::State& st, const Frame* f) {
   if (const std::string e = Check(*f); !e.empty()) {
     st.SkipWithError(e.c_str());
     return;
   }
+  FrameOptions o;
+  o.records_mode = kMode;
+  o.decode.borrow_records = kBorrow;
   if constexpr (M::kMessage.kind == MessageKind::kRequest) {
     TypedRequestFrame<M> out;
+    const uint64_t allocations = t_allocations;
     for (auto _ : st) {
-      absl::Status s = DecodeRequestFrameInto(f->bytes, &out);
+      absl::Status s = DecodeRequestFrameInto(f->bytes, &out, o);
       benchmark::DoNotOptimize(s);
       benchmark::ClobberMemory();
     }
+    SetCounters(st, *f, allocations);
   } else {
     TypedResponseFrame<M> out;
+    const uint64_t allocations = t_allocations;
     for (auto _ : st) {
-      absl::Status s = DecodeResponseFrameInto(f->bytes, f->version, &out);
+      absl::Status s = DecodeResponseFrameInto(f->bytes, f->version, &out, o);
       benchmark::DoNotOptimize(s);
       benchmark::ClobberMemory();
     }
+    SetCounters(st, *f, allocations);
   }
-  SetCounters(st, *f);
 }
 
 // Registers BM_DecodeFrameInto<M> for `f` when f is an M (the typed frames kwire's own
-// frames and the peer frames use).
+// frames and the peer frames use), and BM_DecodeFrameIntoOpaqueBorrowed<M> when M has
+// records (Produce, Fetch).
 template <class M>
 void RegisterDecodeInto(const Frame* f) {
   const bool request = M::kMessage.kind == MessageKind::kRequest;
   if (f->api_key == M::kMessage.api_key && (f->dir == Direction::kRequest) == request) {
     Register("BM_DecodeFrameInto/" + f->name, BM_DecodeFrameInto<M>, f);
+    if (f->api_key == 0 || f->api_key == 1) {
+      Register("BM_DecodeFrameIntoOpaqueBorrowed/" + f->name,
+               BM_DecodeFrameInto<M, RecordsMode::kOpaque, true>, f);
+    }
   }
 }
 
@@ -177,18 +261,21 @@ void BM_EncodeFrame(benchmark::State& st, const Frame* f) {
   }
   if (f->dir == Direction::kRequest) {
     const RequestFrame d = *DecodeRequestFrame(f->bytes);
+    const uint64_t allocations = t_allocations;
     for (auto _ : st) {
       auto bytes = EncodeRequestFrame(d.header, d.body);
       benchmark::DoNotOptimize(bytes);
     }
+    SetCounters(st, *f, allocations);
   } else {
     const ResponseFrame d = *DecodeResponseFrame(f->bytes, f->api_key, f->version);
+    const uint64_t allocations = t_allocations;
     for (auto _ : st) {
       auto bytes = EncodeResponseFrame(d.header, f->api_key, f->version, d.body);
       benchmark::DoNotOptimize(bytes);
     }
+    SetCounters(st, *f, allocations);
   }
-  SetCounters(st, *f);
 }
 
 // AppendRequestFrame / AppendResponseFrame into one Writer reused across iterations:
@@ -202,12 +289,13 @@ void TimeAppend(benchmark::State& st, const Frame& f, const Writer& w, F&& appen
     st.SkipWithError("appended frame differs from the frame");
     return;
   }
+  const uint64_t allocations = t_allocations;
   for (auto _ : st) {
     absl::Status s = append();
     benchmark::DoNotOptimize(s);
     benchmark::ClobberMemory();
   }
-  SetCounters(st, f);
+  SetCounters(st, f, allocations);
 }
 
 void BM_AppendFrame(benchmark::State& st, const Frame* f) {
@@ -307,10 +395,10 @@ Frame RequestFrameOf(const std::string& name, int16_t version, const M& body) {
   return f;
 }
 
-// Metadata response: 3 brokers, 10 topics x 100 partitions (replicas and ISR of 3).
-// `version` 12 (flexible, topic ids, leader epochs) or 5 (issue 16's peer frame: what
-// sarama 1.22.1 decodes; fields of later versions stay at their defaults).
-Frame Metadata1000Partitions(int16_t version) {
+// Metadata response: 3 brokers, `topics` topics x `partitions` partitions (replicas and
+// ISR of 3). `version` 12 (flexible, topic ids, leader epochs) or 5 (issue 16's peer
+// frame: what sarama 1.22.1 decodes; fields of later versions stay at their defaults).
+Frame MetadataFrame(const std::string& name, int16_t version, int topics, int partitions) {
   MetadataResponse m;
   for (int b = 1; b <= 3; ++b) {
     MetadataResponse::MetadataResponseBroker broker;
@@ -322,11 +410,11 @@ Frame Metadata1000Partitions(int16_t version) {
   }
   m.cluster_id = "kwire-bench-cluster-0000";
   m.controller_id = 1;
-  for (int t = 0; t < 10; ++t) {
+  for (int t = 0; t < topics; ++t) {
     MetadataResponse::MetadataResponseTopic topic;
     topic.name = "bench.topic." + std::to_string(t);
     if (version >= 10) topic.topic_id.bytes[15] = static_cast<uint8_t>(t + 1);
-    for (int p = 0; p < 100; ++p) {
+    for (int p = 0; p < partitions; ++p) {
       MetadataResponse::MetadataResponsePartition part;
       part.partition_index = p;
       part.leader_id = 1 + p % 3;
@@ -337,23 +425,123 @@ Frame Metadata1000Partitions(int16_t version) {
     }
     m.topics.push_back(topic);
   }
-  return ResponseFrameOf("Metadata/v" + std::to_string(version) + "/response/1000partitions",
-                         version, m);
+  return ResponseFrameOf(name, version, m);
 }
 
-// Produce v9 request: one partition carrying one 1 MiB record batch (~8,450 records).
-Frame Produce1MiB() {
+// 10 topics x 100 partitions.
+Frame Metadata1000Partitions(int16_t version) {
+  return MetadataFrame("Metadata/v" + std::to_string(version) + "/response/1000partitions",
+                       version, 10, 100);
+}
+
+// Metadata v12 for one topic of 6 partitions: what a client asks for (and gets back) when
+// it first produces to a topic, and again every metadata.max.age.ms.
+Frame MetadataRequestOneTopic() {
+  MetadataRequest m;
+  MetadataRequest::MetadataRequestTopic topic;  // topic id zero: asked by name
+  topic.name = "bench.topic.0";
+  m.topics->push_back(topic);
+  m.allow_auto_topic_creation = false;
+  return RequestFrameOf("Metadata/v12/request/1topic", 12, m);
+}
+Frame MetadataResponseOneTopic() {
+  return MetadataFrame("Metadata/v12/response/1topic", 12, 1, 6);
+}
+
+// ApiVersions v4, the first request of every connection, and a Kafka 4.4 broker's answer:
+// every API with its current versions (kwire's registry: Kafka 4.4's), the supported and
+// finalized features (tagged fields) of a KRaft cluster.
+Frame ApiVersionsRequestFrame() {
+  ApiVersionsRequest m;
+  m.client_software_name = "apache-kafka-java";
+  m.client_software_version = "4.4.0";
+  return RequestFrameOf("ApiVersions/v4/request/client", 4, m);
+}
+Frame ApiVersionsResponseFrame() {
+  ApiVersionsResponse m;
+  for (const ApiInfo& api : AllApis()) {
+    const VersionRange v = api.current_versions();
+    if (v.empty()) continue;
+    ApiVersionsResponse::ApiVersion a;
+    a.api_key = api.api_key;
+    a.min_version = v.lo;
+    a.max_version = v.hi;
+    m.api_keys.push_back(a);
+  }
+  auto& supported = m.supported_features.emplace();
+  for (const auto& [feature, lo, hi] :
+       std::vector<std::tuple<std::string, int16_t, int16_t>>{
+           {"eligible.leader.replicas.version", 0, 1}, {"group.version", 0, 1},
+           {"kraft.version", 0, 1}, {"metadata.version", 7, 29}, {"share.version", 0, 1},
+           {"streams.version", 0, 1}, {"transaction.version", 0, 2}}) {
+    ApiVersionsResponse::SupportedFeatureKey k;
+    k.name = feature;
+    k.min_version = lo;
+    k.max_version = hi;
+    supported.push_back(k);
+  }
+  m.finalized_features_epoch = 4321;
+  auto& finalized = m.finalized_features.emplace();
+  for (const auto& [feature, level] : std::vector<std::pair<std::string, int16_t>>{
+           {"group.version", 1}, {"kraft.version", 1}, {"metadata.version", 29},
+           {"transaction.version", 2}}) {
+    ApiVersionsResponse::FinalizedFeatureKey k;
+    k.name = feature;
+    k.max_version_level = level;
+    k.min_version_level = level;
+    finalized.push_back(k);
+  }
+  return ResponseFrameOf("ApiVersions/v4/response/broker", 4, m);
+}
+
+// Heartbeat v4 (classic consumer group), every heartbeat.interval.ms per member.
+Frame HeartbeatRequestFrame() {
+  HeartbeatRequest m;
+  m.group_id = "bench-group";
+  m.generation_id = 7;
+  m.member_id = "bench-client-6f1c2a9e-3b5d-4c8e-9a07-1d2e3f405162";
+  return RequestFrameOf("Heartbeat/v4/request/member", 4, m);
+}
+Frame HeartbeatResponseFrame() {
+  return ResponseFrameOf("Heartbeat/v4/response/ok", 4, HeartbeatResponse{});
+}
+
+// A topic id for the versions that name topics by id (Produce v13+, Fetch v13+).
+Uuid BenchTopicId(int t) {
+  Uuid id;
+  const std::string b = RandomBytes(16, 4242 + static_cast<uint64_t>(t));
+  std::memcpy(id.bytes.data(), b.data(), 16);
+  return id;
+}
+
+// Produce request: one partition carrying one record batch of about `batch_bytes`
+// (RecordBatches); the topic by name, by id from v13 (KIP-516).
+Frame ProduceFrame(const std::string& name, int16_t version, size_t batch_bytes, uint64_t seed) {
   ProduceRequest m;
   m.acks = -1;
   m.timeout_ms = 30000;
   ProduceRequest::TopicProduceData topic;
-  topic.name = "bench.topic";
+  if (version >= 13) {
+    topic.topic_id = BenchTopicId(0);
+  } else {
+    topic.name = "bench.topic";
+  }
   ProduceRequest::PartitionProduceData part;
   part.index = 0;
-  part.records = Records{RecordBatches(1, 1 << 20, 1)};
+  part.records = Records{RecordBatches(1, batch_bytes, seed)};
   topic.partition_data.push_back(part);
   m.topic_data.push_back(topic);
-  return RequestFrameOf("Produce/v9/request/1MiB", 9, m);
+  return RequestFrameOf(name, version, m);
+}
+
+// Produce v9 request: one partition carrying one 1 MiB record batch (~8,450 records).
+Frame Produce1MiB() { return ProduceFrame("Produce/v9/request/1MiB", 9, 1 << 20, 1); }
+
+// Produce v13 request: the same 1 MiB batch (the topic by id); and one small batch of 2
+// records (16-byte key, 100-byte value), what a low-latency producer sends per request.
+Frame Produce1MiBV13() { return ProduceFrame("Produce/v13/request/1MiB", 13, 1 << 20, 1); }
+Frame ProduceSmallBatchV13() {
+  return ProduceFrame("Produce/v13/request/1batch", 13, 2 * 124, 3);
 }
 
 // Fetch response: 2 topics x 4 partitions, each with `batches` record batches of about
@@ -365,7 +553,11 @@ Frame FetchFrame(const std::string& name, int16_t version, size_t batches, size_
   if (version >= 7) m.session_id = 42;
   for (int t = 0; t < 2; ++t) {
     FetchResponse::FetchableTopicResponse topic;
-    topic.topic = "bench.topic." + std::to_string(t);
+    if (version >= 13) {
+      topic.topic_id = BenchTopicId(t);
+    } else {
+      topic.topic = "bench.topic." + std::to_string(t);
+    }
     for (int p = 0; p < 4; ++p) {
       FetchResponse::PartitionData part;
       part.partition_index = p;
@@ -384,6 +576,11 @@ Frame FetchFrame(const std::string& name, int16_t version, size_t batches, size_
 // Fetch v12 response: each partition with 64 KiB of records (4 batches).
 Frame FetchSeveralBatches() {
   return FetchFrame("Fetch/v12/response/8x64KiB", 12, 4, 16 << 10, 2);
+}
+
+// Fetch v18 response (issue 31's peer frame): the same shape as the v12 one, topics by id.
+Frame FetchSeveralBatchesV18() {
+  return FetchFrame("Fetch/v18/response/8x64KiB", 18, 4, 16 << 10, 2);
 }
 
 // Fetch v4 response (issue 16's peer frame; the newest Fetch sarama 1.22.1 decodes): each
@@ -417,14 +614,23 @@ Frame OffsetCommit1000Partitions() {
   return RequestFrameOf("OffsetCommit/v4/request/1000partitions", 4, m);
 }
 
-// The frames of issue 16's peer comparison, in table order: what --dump_frames writes
-// and bench/peers/run.sh times against sarama.
+// The frames of the peer comparison (issue 16's four, then issue 31's), in table order:
+// what --dump_frames writes and bench/peers/run.sh times against the peers.
 std::vector<Frame> PeerFrames() {
   std::vector<Frame> out;
   out.push_back(Metadata1000Partitions(5));
   out.push_back(Metadata1000Partitions(12));
   out.push_back(FetchManySmallBatches());
   out.push_back(OffsetCommit1000Partitions());
+  out.push_back(Produce1MiBV13());
+  out.push_back(FetchSeveralBatchesV18());
+  out.push_back(ApiVersionsRequestFrame());
+  out.push_back(ApiVersionsResponseFrame());
+  out.push_back(HeartbeatRequestFrame());
+  out.push_back(HeartbeatResponseFrame());
+  out.push_back(MetadataRequestOneTopic());
+  out.push_back(MetadataResponseOneTopic());
+  out.push_back(ProduceSmallBatchV13());
   return out;
 }
 
@@ -458,6 +664,11 @@ void RegisterAll() {
       RegisterDecodeInto<FetchResponse>(f);
       RegisterDecodeInto<ProduceRequest>(f);
       RegisterDecodeInto<OffsetCommitRequest>(f);
+      RegisterDecodeInto<MetadataRequest>(f);
+      RegisterDecodeInto<ApiVersionsRequest>(f);
+      RegisterDecodeInto<ApiVersionsResponse>(f);
+      RegisterDecodeInto<HeartbeatRequest>(f);
+      RegisterDecodeInto<HeartbeatResponse>(f);
       Register("BM_RefMemcpy_DecodeFrame/" + f->name, BM_RefMemcpy_Frame, f);
     }
   }
@@ -466,7 +677,7 @@ void RegisterAll() {
 // --dump_frames=DIR: writes PeerFrames() to DIR/<name with '/' as '_'>.bin (the whole
 // frame, size prefix included) and DIR/frames.tsv (name, api key, version, request or
 // response, bytes, file; one line per frame, in table order), so that a peer
-// (bench/peers/sarama) reads the very bytes kwire is timed on. Returns 0 or 1.
+// (bench/peers/) reads the very bytes kwire is timed on. Returns 0 or 1.
 int DumpFrames(const std::string& dir) {
   std::ofstream index(dir + "/frames.tsv");
   if (!index) {

@@ -1,0 +1,147 @@
+package kwire.peer;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.message.ApiMessageType;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Message;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+
+/**
+ * Frames (int32 size, header, body) through Kafka's generated message classes, as the
+ * conformance testee reads and writes them (conformance/testees/apache-kafka, Frames.java)
+ * and as Kafka does: a request's header as {@code RequestHeader.parse} reads it (API key and
+ * version first, then {@link RequestHeaderData} at the header version they imply), a
+ * response's as {@code ResponseHeader.parse}; the body by {@code newRequest()/newResponse()}
+ * and {@code read(Readable, version)}, what {@code AbstractRequest.parseRequest} and
+ * {@code AbstractResponse.parseResponse} call underneath their wrappers. Records fields are
+ * {@code MemoryRecords} over a slice of the frame (no copy, no check). Writing is Kafka's
+ * two-pass write ({@code RequestUtils.serialize}): {@code size()} with an
+ * {@link ObjectSerializationCache} (which keeps each string's UTF-8 bytes for the write),
+ * then {@code write()} into one buffer.
+ */
+final class Codec {
+  private Codec() {}
+
+  /** One frame of frames.tsv. */
+  static final class Frame {
+    final String name;
+    final short apiKey;
+    final short version;
+    final boolean request;
+    final byte[] bytes;
+
+    Frame(String name, short apiKey, short version, boolean request, byte[] bytes) {
+      this.name = name;
+      this.apiKey = apiKey;
+      this.version = version;
+      this.request = request;
+      this.bytes = bytes;
+    }
+  }
+
+  static List<Frame> load(String dir) throws IOException {
+    List<Frame> out = new ArrayList<>();
+    for (String line : Files.readAllLines(Path.of(dir, "frames.tsv"))) {
+      String[] c = line.split("\t");
+      if (c.length != 6) {
+        throw new IOException("frames.tsv: bad line " + line);
+      }
+      byte[] b = Files.readAllBytes(Path.of(dir, c[5]));
+      if (b.length != Integer.parseInt(c[4])) {
+        throw new IOException(c[5] + ": " + b.length + " bytes, frames.tsv says " + c[4]);
+      }
+      out.add(new Frame(c[0], Short.parseShort(c[1]), Short.parseShort(c[2]),
+          c[3].equals("request"), b));
+    }
+    return out;
+  }
+
+  static Frame load(String dir, String name) throws IOException {
+    for (Frame f : load(dir)) {
+      if (f.name.equals(name)) {
+        return f;
+      }
+    }
+    throw new IOException("no frame " + name + " in " + dir);
+  }
+
+  /** A decoded frame. */
+  static final class Decoded {
+    Message header;
+    short headerVersion;
+    ApiMessage body;
+    short version;
+    int remaining;  // bytes the readers left after the body
+  }
+
+  /** Why Kafka does not have (key, version), or null when it does. */
+  static String unsupported(Frame f) {
+    ApiMessageType t;
+    try {
+      t = ApiMessageType.fromApiKey(f.apiKey);
+    } catch (RuntimeException e) {
+      return "kafka-clients has no API key " + f.apiKey;
+    }
+    short lo = t.lowestSupportedVersion();
+    short hi = t.highestSupportedVersion(true);
+    if (f.version < lo || f.version > hi) {
+      return "kafka-clients has " + t.name + " v" + lo + "-v" + hi;
+    }
+    return null;
+  }
+
+  static Decoded decode(Frame f) {
+    ByteBuffer buf = ByteBuffer.wrap(f.bytes);
+    int size = buf.getInt();
+    if (size != f.bytes.length - 4) {
+      throw new IllegalArgumentException("size prefix " + size + ", frame of " + f.bytes.length);
+    }
+    ByteBufferAccessor in = new ByteBufferAccessor(buf);
+    Decoded d = new Decoded();
+    if (f.request) {
+      short key = buf.getShort(4);
+      short ver = buf.getShort(6);
+      ApiMessageType t = ApiMessageType.fromApiKey(key);
+      d.headerVersion = t.requestHeaderVersion(ver);
+      d.header = new RequestHeaderData(in, d.headerVersion);
+      d.body = t.newRequest();
+      d.version = ver;
+    } else {
+      ApiMessageType t = ApiMessageType.fromApiKey(f.apiKey);
+      d.headerVersion = t.responseHeaderVersion(f.version);
+      d.header = new ResponseHeaderData(in, d.headerVersion);
+      d.body = t.newResponse();
+      d.version = f.version;
+    }
+    d.body.read(in, d.version);
+    d.remaining = in.remaining();
+    return d;
+  }
+
+  /**
+   * Writes d as a whole frame into {@code into} (cleared by the caller; capacity enough), or
+   * into a new buffer of the exact size when {@code into} is null. Returns the buffer.
+   */
+  static ByteBuffer encode(Decoded d, ByteBuffer into) {
+    ObjectSerializationCache cache = new ObjectSerializationCache();
+    int hs = d.header.size(cache, d.headerVersion);
+    int bs = d.body.size(cache, d.version);
+    ByteBuffer buf = into != null ? into : ByteBuffer.allocate(4 + hs + bs);
+    if (buf.remaining() < 4 + hs + bs) {
+      throw new IllegalStateException("reused buffer too small");
+    }
+    buf.putInt(hs + bs);
+    ByteBufferAccessor out = new ByteBufferAccessor(buf);
+    d.header.write(out, cache, d.headerVersion);
+    d.body.write(out, cache, d.version);
+    return buf;
+  }
+}
