@@ -62,6 +62,8 @@ command -v npm >/dev/null || missing+=(npm)
 command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null || missing+=(maven)
 python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)  # kafka-python-latest
+# The live leg's clients (tools/proxy/live.sh): librdkafka through Debian's kcat.
+command -v kcat >/dev/null || missing+=(kcat)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "cross-impl: installing ${missing[*]} (Debian)"
   export DEBIAN_FRONTEND=noninteractive

@@ -46,6 +46,10 @@ packages=(
   # the second fuzzing engine: AFL++ (afl-clang-fast, afl-fuzz, its libFuzzer driver
   # /usr/lib/afl/libAFLDriver.a; FUZZING_ENGINE=afl tools/oss-fuzz-sim.sh)
   afl++
+  # `kwire pcap` (tools/pcap, optional: built when both are found): libpcap reads pcap and
+  # pcapng files, libtins decodes IP/TCP and reassembles TCP streams; tcpdump records the
+  # live traffic of tools/proxy/live.sh --capture (tshark, if installed, is compared too)
+  libpcap-dev libtins-dev tcpdump
   # conformance/testees/kafka-python: kafka-python 2.0.2 as a conformance testee (ctest
   # kwire.conformance_testee_kafka_python; issue 17)
   python3-kafka

@@ -32,6 +32,12 @@
 #include "conformance/testee.h"
 #include "tools/kwire/testee.h"
 #include "tools/proxy/proxy.h"
+#if KWIRE_HAVE_PCAP
+#include "tools/pcap/pcap.h"
+#endif
+#if KWIRE_HAVE_DIFF
+#include "tools/diff/diff.h"
+#endif
 #include "tools/json/json.h"
 #if KWIRE_HAVE_RECORDS_PRINT
 #include "codec/records/print_records.h"
@@ -61,6 +67,10 @@ constexpr const char* kMainUsage =
     "  testee         kwire as a conformance testee (the testee protocol on stdin/stdout)\n"
     "  proxy          a checking proxy on loopback: forwards a client's traffic to a broker\n"
     "                 and checks every frame both ways (one JSON line per frame)\n"
+    "  pcap           the same checks on a packet capture (pcap/pcapng): TCP streams\n"
+    "                 reassembled, Kafka frames checked both ways\n"
+    "  diff           a differential campaign: mutated frames sent to several testees,\n"
+    "                 their answers compared, disagreements minimized\n"
     "  help [command] this text, or a command's help (same as `kwire <command> --help`)\n"
     "\n"
     "exit status: 0 success, 1 failure, 2 usage error, 3 (decode) a request a broker\n"
@@ -95,7 +105,9 @@ constexpr const char* kMinimalUsage =
 constexpr const char* kDecodeUsage =
     "usage: kwire decode <request|response> [--api K --version V | --requests FILE]\n"
     "                    [--binary] [--quirks LIST] [--records validate|opaque] [--quiet]\n"
-    "                    [--json]\n"
+    "                    [--json]\n"    "       kwire decode --vector FILE:LINE [...]   (a conformance vector's frame: its\n"
+    "                    direction, API and version from the vector; what `kwire conformance\n"
+    "                    --testee` prints beside a failure)\n"
     "\n"
     "Reads frames (size prefix included, any number back to back) from stdin: hex\n"
     "(whitespace ignored), or raw bytes with --binary. For each frame prints its\n"
@@ -176,6 +188,7 @@ constexpr const char* kExplainUsage =
     "usage: kwire explain <request|response> [--api K --version V | --requests FILE]\n"
     "                     [--binary] [--quirks LIST] [--records validate|opaque]\n"
     "                     [--width N] [--show-secrets]\n"
+    "       kwire explain --vector FILE:LINE [...]   (a conformance vector's frame)\n"
     "\n"
     "Reads frames like `kwire decode` and prints, for each, its byte layout (16 bytes per\n"
     "row, with a region map) and its object tree: frame, header and body, every field with\n"
@@ -201,10 +214,12 @@ constexpr const char* kConformanceUsage =
     "matches its seed tree. Prints a summary; exits 1 on any failure.\n"
     "\n"
     "options:\n"
-    "  --expected-failures FILE  known failures, `<api_key> <version> <request|response>\n"
-    "                            # reason` per line (default: dir/../expected_failures.txt\n"
-    "                            or dir/expected_failures.txt if present). A listed vector\n"
-    "                            that passes is reported and fails the run.\n"
+    "  --expected-failures FILE  known failures: without --testee, `<api_key> <version>\n"
+    "                            <request|response> # reason` per line (default:\n"
+    "                            dir/../expected_failures.txt or dir/expected_failures.txt\n"
+    "                            if present); with --testee, vector ids, one per line,\n"
+    "                            `# reason` after it (no default). A listed vector that\n"
+    "                            passes is reported and fails the run.\n"
     "  --junit FILE              write a JUnit XML report (one testcase per vector)\n"
     "  --json FILE               write a JSON report\n"
     "\n"
@@ -219,7 +234,8 @@ constexpr const char* kConformanceUsage =
     "  --testee CMD              the program to test\n"
     "  --category LIST           minimal (sets minimal, minimal-removed, seeds), rich,\n"
     "                            negative, records, kip511 (ApiVersions' v0 fallback),\n"
-    "                            java (frames written by Apache Kafka's own classes);\n"
+    "                            java (frames written by Apache Kafka's own classes),\n"
+    "                            live (a real broker's and client's traffic);\n"
     "                            comma-separated (default: all)\n"
     "  --api LIST                API keys or names, comma-separated\n"
     "  --version LIST            API versions, comma-separated\n"
@@ -229,8 +245,9 @@ constexpr const char* kConformanceUsage =
     "  --timeout SECONDS         per answer (default 10); a testee that does not answer\n"
     "                            in time is killed and restarted (at most 10 times)\n"
     "  --testee-log FILE         write the testee's stderr to FILE\n"
-    "  --expected-failures FILE  with --testee: vector ids known to fail, one per line,\n"
-    "                            `# reason` after it (no default)\n"
+    "  --strict-errors           a negative vector rejected with another kind, offset or\n"
+    "                            path than the vector's fails (default: it passes and is\n"
+    "                            listed apart: right verdict, other diagnosis)\n"
     "  --list                    print the requests (`id op`) the filters select, and\n"
     "                            start nothing\n";
 
@@ -286,6 +303,51 @@ constexpr const char* kProxyUsage =
     "Example (a broker on 9092; clients bootstrap from 127.0.0.1:19092):\n"
     "  kwire proxy --broker 127.0.0.1:9092 --listen 127.0.0.1:19092 --log frames.jsonl\n";
 
+constexpr const char* kPcapUsage =
+    "usage: kwire pcap FILE [--port N]... [--quirks LIST] [--records validate|opaque]\n"
+    "                  [--fail-fast] [--log FILE] [--summary-json FILE]\n"
+    "                  [--max-frame-size BYTES] [--frames]\n"
+    "\n"
+    "Reads a packet capture (pcap or pcapng, e.g. `tcpdump -w`; Ethernet, raw IP, loopback\n"
+    "or Linux cooked link types; libpcap), reassembles its TCP streams in both directions\n"
+    "(libtins: retransmitted and out-of-order segments handled) and checks every Kafka frame\n"
+    "as `kwire proxy` does, one connection state per TCP stream: client-to-broker frames as\n"
+    "requests (read as a broker reads them), broker-to-client frames as responses typed by\n"
+    "their request's correlation id, records validated, each re-encoded and compared.\n"
+    "\n"
+    "A stream is Kafka when one end has a --port (that end is the broker); without --port,\n"
+    "when its client's first bytes are a request header with a known API key and version\n"
+    "and a plausible size. A stream begun before the capture is checked from the first\n"
+    "segment that starts a frame (event mid_stream; not_checkable if none does, or if that\n"
+    "frame does not decode). Bytes the capture lacks (a peer acknowledges data the capture\n"
+    "does not have, segments after a hole never filled, a segment cut by the snap length)\n"
+    "end the checking of that stream (event gap), so nothing after the hole is misread.\n"
+    "\n"
+    "Report: one JSON line per frame on stdout (or --log FILE), as kwire proxy's\n"
+    "(connection, direction, api_key, api, version, correlation_id, size, verdict, error\n"
+    "{kind, offset, path, message}, refusals) plus client and server (address:port) and\n"
+    "time (UTC capture time of the packet that completed the frame); and events (stream,\n"
+    "mid_stream, gap, not_checkable, stream_error, close, end, capture_error). Then the\n"
+    "summary per API x version x direction and a line about the capture on stderr\n"
+    "(--summary-json FILE: as JSON, with \"capture\").\n"
+    "\n"
+    "  --port N               a broker's TCP port (repeatable, or N,M); default: guess\n"
+    "  --quirks LIST          accept what Apache Kafka's Java accepts (java, or names)\n"
+    "  --records MODE         validate (default) or opaque\n"
+    "  --fail-fast            stop at the first frame that does not conform (exit 1)\n"
+    "  --max-frame-size N     largest size prefix accepted (default 104857600, Kafka's\n"
+    "                         socket.request.max.bytes); a larger or negative one ends that\n"
+    "                         stream (stream_error). Held: at most one incomplete frame per\n"
+    "                         direction, 1 GiB for all streams together\n"
+    "  --frames               each frame's line also carries its bytes (\"frame\": hex)\n"
+    "\n"
+    "Exit status: 0 every frame conformed, 1 one did not (or a stream could not be split\n"
+    "into frames, or the file is corrupt after its start), 2 usage error or the capture\n"
+    "cannot be opened. Gaps and streams not checkable do not fail it: the summary counts\n"
+    "them. Example:\n"
+    "  tcpdump -i lo -w kafka.pcap tcp port 9092     (run the client, then Ctrl-C)\n"
+    "  kwire pcap kafka.pcap --port 9092 --log frames.jsonl\n";
+
 // ---- Argument parsing.
 
 struct Args {
@@ -317,15 +379,19 @@ struct Usage {
 // The command's help
 // text stays ours (the usage strings above). Returns false with `error` set on bad usage.
 bool Parse(const std::vector<std::string>& args, size_t from, const std::set<std::string>& valued,
-           const std::set<std::string>& flags, Args& out, std::string& error) {
+           const std::set<std::string>& flags, Args& out, std::string& error,
+           const std::set<std::string>& repeatable = {}) {
   CLI::App app;
   app.set_help_flag();  // the usage texts above are the help
   app.add_flag("-h,--help", out.help);
   std::vector<std::pair<std::string, CLI::Option*>> options;
   std::map<std::string, std::string> values;
+  // Options in `repeatable` may be given more than once: their values joined by '\n'.
   for (const std::string& name : valued) {
     options.emplace_back(name, app.add_option("--" + name, values[name])
-                                   ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
+                                   ->multi_option_policy(repeatable.count(name)
+                                                             ? CLI::MultiOptionPolicy::Join
+                                                             : CLI::MultiOptionPolicy::Throw)
                                    ->allow_extra_args(false));
   }
   std::map<std::string, bool> flag_values;
@@ -659,8 +725,62 @@ bool ParseFrameArgs(const Args& a, FrameInput& f, Usage& u) {
 }
 
 // Parses the arguments and reads stdin. Returns an exit status to stop with, or -1.
+// --vector FILE:LINE: the frame of one conformance vector (conformance/FORMAT.md), with
+// its direction, API and version, instead of stdin and <request|response> --api --version
+// (what `kwire conformance --testee` prints beside a failure). Returns an exit status to
+// stop with, or -1.
+int ReadVectorInput(const Args& a, const std::string& spec, std::ostream& err, const char* cmd,
+                    FrameInput& f, Usage& u) {
+  if (!a.positional.empty() || a.Get("api") || a.Get("version") || a.Get("requests")) {
+    u.Fail("--vector names the direction, API and version: give none of them");
+    return kExitUsage;
+  }
+  const size_t colon = spec.rfind(':');
+  const std::optional<long> line =
+      colon == std::string::npos ? std::nullopt : ParseNumber(spec.substr(colon + 1));
+  if (!line || *line < 1) {
+    u.Fail("--vector takes FILE:LINE (a line of a conformance/vectors/*.jsonl file)");
+    return kExitUsage;
+  }
+  const std::string file = spec.substr(0, colon);
+  std::ifstream in(file);
+  std::string text;
+  for (long i = 0; i < *line && std::getline(in, text);) ++i;
+  Json record = Json::parse(text, nullptr, false);
+  if (!in || record.is_discarded() || !record.is_object() || !record.contains("frame") ||
+      !record["frame"].is_string()) {
+    err << "kwire " << cmd << ": " << spec << ": not a vector line with a \"frame\"\n";
+    return kExitFailure;
+  }
+  f.dir = record.value("direction", std::string()) == "response" ? Direction::kResponse
+                                                                   : Direction::kRequest;
+  f.api = FindApi(static_cast<int16_t>(record.value("api_key", -1)));
+  if (f.api != nullptr) f.version = static_cast<int16_t>(record.value("version", 0));
+  const std::string hex = record["frame"].get<std::string>();
+  if (hex.size() % 2 != 0 ||
+      !std::all_of(hex.begin(), hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); })) {
+    err << "kwire " << cmd << ": " << spec << ": the frame is not hex\n";
+    return kExitFailure;
+  }
+  const std::string bytes = absl::HexStringToBytes(hex);
+  f.bytes.assign(bytes.begin(), bytes.end());
+  if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, f.quirks, u)) return kExitUsage;
+  if (auto m = a.Get("records")) {
+    if (*m != "validate" && *m != "opaque") {
+      u.Fail("--records takes 'validate' or 'opaque', not '" + *m + "'");
+      return kExitUsage;
+    }
+    f.records = *m == "opaque" ? RecordsMode::kOpaque : RecordsMode::kValidate;
+  }
+  err << "kwire " << cmd << ": " << record.value("id", spec)
+      << (record.contains("mutation") ? " (" + record["mutation"].get<std::string>() + ")" : "")
+      << "\n";
+  return -1;
+}
+
 int ReadFrameInput(const Args& a, std::istream& in, std::ostream& err, const char* cmd,
                    FrameInput& f, Usage& u) {
+  if (auto vector = a.Get("vector")) return ReadVectorInput(a, *vector, err, cmd, f, u);
   if (!ParseFrameArgs(a, f, u)) return kExitUsage;
   std::string error;
   if (!ReadInput(in, a.flags.count("binary") > 0, f.bytes, error)) {
@@ -1179,6 +1299,7 @@ int ConformanceTestee(const Args& a, const std::string& dir, std::ostream& out,
     o.id_prefixes.push_back(*p);
   }
   o.lenient = a.flags.count("lenient") > 0;
+  o.strict_errors = a.flags.count("strict-errors") > 0;
   if (auto t = a.Get("timeout")) {
     double seconds = 0;
     if (!absl::SimpleAtod(*t, &seconds) || !(seconds > 0) || seconds > 86400) {
@@ -1364,31 +1485,215 @@ int Proxy(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
                                a.Get("summary-json").value_or(""));
 }
 
+int Pcap(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
+#if KWIRE_HAVE_PCAP
+  if (a.positional.empty()) {
+    u.Fail("a capture FILE is required");
+    return kExitUsage;
+  }
+  if (!RequireNoPositional(a, 1, u)) return kExitUsage;
+  pcap::Options o;
+  if (auto ports = a.Get("port")) {
+    const std::vector<std::string> list = absl::StrSplit(*ports, absl::ByAnyChar(",\n"));
+    for (const std::string& p : list) {
+      const std::optional<long> v = ParseNumber(p);
+      if (!v || *v < 1 || *v > 65535) {
+        u.Fail("--port takes a TCP port (1 to 65535), not '" + p + "'");
+        return kExitUsage;
+      }
+      o.ports.push_back(static_cast<uint16_t>(*v));
+    }
+  }
+  if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, o.check.quirks, u)) return kExitUsage;
+  if (auto m = a.Get("records")) {
+    if (*m == "opaque") {
+      o.check.records = RecordsMode::kOpaque;
+    } else if (*m != "validate") {
+      u.Fail("--records takes 'validate' or 'opaque', not '" + *m + "'");
+      return kExitUsage;
+    }
+  }
+  if (auto n = a.Get("max-frame-size")) {
+    const std::optional<long> v = ParseNumber(*n);
+    if (!v || *v < 12 || *v > INT32_MAX) {
+      u.Fail("--max-frame-size takes a number of bytes (12 to 2147483647), not '" + *n + "'");
+      return kExitUsage;
+    }
+    o.check.max_frame_size = static_cast<int32_t>(*v);
+  }
+  o.fail_fast = a.flags.count("fail-fast") > 0;
+  o.include_frames = a.flags.count("frames") > 0;
+  std::ofstream file;
+  std::ostream* log = &out;
+  if (auto path = a.Get("log"); path && *path != "-") {
+    file.open(*path);
+    if (!file) {
+      err << "kwire pcap: cannot write --log " << *path << "\n";
+      return kExitUsage;
+    }
+    log = &file;
+  }
+  return pcap::Run(a.positional[0], std::move(o), *log, err, a.Get("summary-json").value_or(""));
+#else
+  err << "kwire pcap: not in this build: it needs libpcap and libtins (Debian libpcap-dev and\n"
+         "libtins-dev; tools/install-deps.sh installs them), then a new configure (KWIRE_PCAP\n"
+         "is ON by default: cmake -S . -B BUILD -DKWIRE_PCAP=ON) and build\n";
+  return kExitUsage;
+#endif
+}
+
+constexpr const char* kDiffUsage =
+    "usage: kwire diff --testee CMD --testee CMD [...] [--seeds FILE|DIR]... [--time SECONDS]\n"
+    "                  [--count N] [--seed S] [--out DIR] [--op validate|decode|roundtrip]\n"
+    "                  [--api LIST] [--direction request|response] [--timeout SECONDS]\n"
+    "                  [--expected FILE] [--minimize N] [--max-rss MIB]\n"
+    "\n"
+    "A differential campaign: seed frames are mutated and every mutant is sent to every\n"
+    "testee (a program that speaks the testee protocol, conformance/README.md \"Testing\n"
+    "another implementation\": 'kwire testee', 'kwire testee --quirks java',\n"
+    "conformance/testees/apache-kafka/run.sh, ...); their answers are compared. Mutations:\n"
+    "kwire's structure-aware fuzz mutator (field values, arrays, strings, record batches,\n"
+    "tagged fields, unknown tags, versions, other APIs; sizes and CRCs recomputed), lengths\n"
+    "and counts set to boundary or non-canonical values, and byte-level changes (bits,\n"
+    "bytes inserted, deleted, appended). Compared: the verdicts (ok, rejected, refused)\n"
+    "and, where both read the frame, the decoded values (--op decode: the JSON mapping of\n"
+    "conformance/FORMAT.md) or the re-encodings (--op roundtrip); a testee without the\n"
+    "operation is asked validate.\n"
+    "\n"
+    "Each disagreement is classified (which testees, their verdicts, and kwire's own strict\n"
+    "reading of the mutant: its error kind and field path), deduplicated by that signature,\n"
+    "and its first mutant minimized (structure-aware, then by deleting bytes) while the\n"
+    "signature holds. A testee that crashes, dies, hangs past --timeout or passes --max-rss\n"
+    "is a finding of its own, and is restarted. Progress goes to stderr every 5 s; at the\n"
+    "end a table: per pair of testees and class, the mutants, signatures and an example.\n"
+    "Mutant i depends only on the seeds, --seed and i: the same options give the same\n"
+    "campaign (up to --time). Ctrl-C ends it early, with the summary and files.\n"
+    "\n"
+    "options:\n"
+    "  --testee CMD       a testee command, run with /bin/sh -c; repeat it, one per\n"
+    "                     implementation\n"
+    "  --seeds PATH       a *.jsonl vector file, a folder of them, or a fuzz corpus folder\n"
+    "                     (corpus/request_frame_fuzzer, corpus/response_frame_fuzzer);\n"
+    "                     repeatable; default: every vector of conformance/vectors\n"
+    "  --time SECONDS     stop after this long (default 60; 0: no limit)\n"
+    "  --count N          stop after N mutants (default: no limit)\n"
+    "  --seed S           the campaign's seed (default 1)\n"
+    "  --out DIR          write findings.jsonl (a vector record per finding, its frame\n"
+    "                     minimized, with every testee's answer), signatures.txt, summary.txt\n"
+    "  --op OP            validate (default), decode or roundtrip\n"
+    "  --api LIST         seeds of these APIs only (names or keys, comma-separated)\n"
+    "  --direction D      seeds of requests or of responses only\n"
+    "  --timeout SECONDS  per answer (default 10)\n"
+    "  --expected FILE    known signatures, one a line, exact or as fnmatch(3) patterns\n"
+    "                     (' # ' starts a comment; signatures.txt is one): their findings\n"
+    "                     do not fail the run\n"
+    "  --minimize N       evaluations per finding's minimization (default 200; 0: none)\n"
+    "  --max-rss MIB      a testee whose process group's resident memory passes this is\n"
+    "                     killed (default 4096; 0: no limit)\n"
+    "\n"
+    "Exit status: 0 no finding outside --expected, 1 findings (or a testee that does not\n"
+    "start), 2 usage error. Example:\n"
+    "  kwire diff --testee 'kwire testee --quirks java' \\\n"
+    "      --testee conformance/testees/apache-kafka/run.sh \\\n"
+    "      --seeds conformance/vectors/rich.jsonl --time 300 --op decode --out diff-out\n";
+
+// `kwire diff` (tools/diff): its options, then diff::DiffMain.
+int Diff(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
+#if KWIRE_HAVE_DIFF
+  if (!RequireNoPositional(a, 0, u)) return kExitUsage;
+  diff::DiffOptions o;
+  auto list = [&](const char* name) {  // repeated options are joined by '\n'
+    std::vector<std::string> v;
+    if (auto s = a.Get(name)) v = absl::StrSplit(*s, '\n', absl::SkipEmpty());
+    return v;
+  };
+  o.testees = list("testee");
+  if (o.testees.empty()) {
+    u.Fail("--testee CMD is required (once per implementation)");
+    return kExitUsage;
+  }
+  o.seeds = list("seeds");
+  if (o.seeds.empty()) o.seeds = {DefaultVectorsDir()};
+  auto seconds = [&](const char* name, double& v) {
+    auto s = a.Get(name);
+    return !s || (absl::SimpleAtod(*s, &v) && v >= 0 && v < 1e9) ||
+           u.Fail(absl::StrCat("--", name, " takes seconds (a number >= 0), not '", *s, "'"));
+  };
+  auto number = [&](const char* name, auto& v) {
+    auto s = a.Get(name);
+    return !s || absl::SimpleAtoi(*s, &v) || u.Fail(absl::StrCat("--", name, " takes a number, not '", *s, "'"));
+  };
+  if (!seconds("time", o.time_seconds) || !seconds("timeout", o.timeout_seconds) || !number("count", o.count) ||
+      !number("seed", o.seed) || !number("minimize", o.minimize_budget) || !number("max-rss", o.max_rss_mib)) {
+    return kExitUsage;
+  }
+  if (o.timeout_seconds <= 0) {
+    u.Fail("--timeout must be above 0");
+    return kExitUsage;
+  }
+  o.op = a.Get("op").value_or("validate");
+  if (o.op != "validate" && o.op != "decode" && o.op != "roundtrip") {
+    u.Fail("--op takes validate, decode or roundtrip, not '" + o.op + "'");
+    return kExitUsage;
+  }
+  if (auto d = a.Get("direction")) {
+    Direction dir;
+    if (!ResolveDirection(*d, dir, u)) return kExitUsage;
+    o.request = dir == Direction::kRequest;
+  }
+  if (auto apis = a.Get("api")) {
+    for (absl::string_view name : absl::StrSplit(*apis, ',', absl::SkipEmpty())) {
+      const ApiInfo* api = nullptr;
+      if (!ResolveApi(std::string(name), api, u)) return kExitUsage;
+      o.api_keys.insert(api->api_key);
+    }
+  }
+  o.out_dir = a.Get("out").value_or("");
+  o.expected_file = a.Get("expected").value_or("");
+  return diff::DiffMain(o, out, err);
+#else
+  err << "kwire diff: not in this build: it needs the fuzz mutator (configure with\n"
+         "KWIRE_FUZZERS=ON, the default of a top-level build)\n";
+  return kExitUsage;
+#endif
+}
+
 struct Command {
   const char* name;
   const char* usage;
   std::set<std::string> valued;
   std::set<std::string> flags;
+  std::set<std::string> repeatable = {};  ///< Valued options given more than once.
 };
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
       {"apis", kApisUsage, {}, {}},
       {"minimal", kMinimalUsage, {}, {}},
-      {"decode", kDecodeUsage, {"api", "version", "quirks", "records", "requests"},
+      {"decode", kDecodeUsage, {"api", "version", "quirks", "records", "requests", "vector"},
        {"binary", "quiet", "json"}},
       {"encode", kEncodeUsage, {}, {"binary"}},
-      {"explain", kExplainUsage, {"api", "version", "quirks", "records", "requests", "width"},
+      {"explain", kExplainUsage,
+       {"api", "version", "quirks", "records", "requests", "width", "vector"},
        {"binary", "show-secrets"}},
       {"conformance", kConformanceUsage,
        {"expected-failures", "junit", "json", "testee", "category", "api", "version", "direction",
         "id", "timeout", "testee-log"},
-       {"lenient", "list"}},
+       {"lenient", "list", "strict-errors"}},
       {"testee", kTesteeUsage, {"quirks", "records"}, {}},
       {"proxy", kProxyUsage,
        {"broker", "listen", "quirks", "records", "log", "port-file", "summary-json",
         "max-frame-size", "max-connections"},
        {"fail-fast", "no-rewrite", "frames"}},
+      {"pcap", kPcapUsage,
+       {"port", "quirks", "records", "log", "summary-json", "max-frame-size"},
+       {"fail-fast", "frames"},
+       {"port"}},
+      {"diff", kDiffUsage,
+       {"testee", "seeds", "time", "count", "seed", "out", "op", "api", "direction", "timeout",
+        "expected", "minimize", "max-rss"},
+       {},
+       {"testee", "seeds"}},
   };
   return commands;
 }
@@ -1447,7 +1752,7 @@ int Run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   }
   Args a;
   std::string error;
-  if (!Parse(args, 1, cmd->valued, cmd->flags, a, error)) {
+  if (!Parse(args, 1, cmd->valued, cmd->flags, a, error, cmd->repeatable)) {
     err << "kwire " << cmd->name << ": " << error << "\n" << UsageHint(*cmd);
     return kExitUsage;
   }
@@ -1471,6 +1776,10 @@ int Run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     rc = Testee(a, in, out, u);
   else if (name == "proxy")
     rc = Proxy(a, out, err, u);
+  else if (name == "pcap")
+    rc = Pcap(a, out, err, u);
+  else if (name == "diff")
+    rc = Diff(a, out, err, u);
   else
     rc = Conformance(a, out, err, u);
   if (!u.ok()) {
