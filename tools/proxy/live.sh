@@ -7,10 +7,11 @@
 # prints the API key x version table (per client and in total). It fails unless every client
 # did every step it should and every frame both ways conformed.
 #   tools/proxy/live.sh [--kwire PATH] [--out DIR] [--quirks LIST] [--clients LIST]
-#                       [--capture FILE]
+#                       [--capture FILE] [--frames]
 # --clients: a comma-separated list of java, kcat, franz-go, kafka-python, smoke (the smoke
 # check, tools/kafka-broker/smoke.sh); default java,kcat,franz-go,kafka-python. The frames'
 # JSON lines and summaries stay in DIR/<client>/ (default DIR: build/live).
+# --frames: the proxies' logs also carry each frame's bytes (for tools/proxy/live_vectors.py).
 # --capture FILE: also records the loopback traffic with tcpdump (Debian tcpdump) into FILE
 # (pcap; the proxies then log each frame's bytes, --frames) and afterwards checks it with
 # `kwire pcap` (tools/pcap/live_compare.py): its frames and verdicts must be the proxies',
@@ -23,6 +24,7 @@ out="$root/build/live"
 quirks=""
 clients="java,kcat,franz-go,kafka-python"
 capture=""
+frames=0
 tcpdump_pid=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
     --quirks) quirks="${2:?--quirks needs a list}"; shift ;;
     --clients) clients="${2:?--clients needs a list}"; shift ;;
     --capture) capture="${2:?--capture needs a file}"; shift ;;
+    --frames) frames=1 ;;
     *) echo "live.sh: unexpected argument '$1' (tools/proxy/live.sh --help)" >&2; exit 2 ;;
   esac
   shift
@@ -102,7 +105,9 @@ fi
 quirk_args=()
 [ -z "$quirks" ] || quirk_args=(--quirks "$quirks")
 frames_args=()
-[ -z "$capture" ] || frames_args=(--frames)  # the bytes, for tools/pcap/live_compare.py
+# The bytes of every frame in the proxies' logs: for tools/pcap/live_compare.py (--capture)
+# and tools/proxy/live_vectors.py (--frames).
+[ -z "$capture" ] && [ "$frames" = 0 ] || frames_args=(--frames)
 status=0
 declare -A took
 for c in "${picked[@]}"; do

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The `live` vector set and fuzz seeds from a live run (issue 32 item 4).
 
-tools/proxy/live.sh runs real clients against a real Apache Kafka 4.4.0 broker through
-`kwire proxy --frames`; each proxy's log (DIR/<listener>.jsonl) holds every frame both
-ways with its verdict. This writes, from the frames that conformed:
+tools/proxy/live.sh --frames runs real clients against a real Apache Kafka 4.4.0 broker
+through `kwire proxy --frames`; each proxy's log (DIR/<client>/<listener>.jsonl) holds
+every frame both ways with its verdict and bytes. This writes, from the frames that
+conformed:
 
   conformance/vectors/live.jsonl   accept vectors (conformance/FORMAT.md), at most
                                    --per-key frames per API key x version x direction
@@ -17,7 +18,7 @@ ways with its verdict. This writes, from the frames that conformed:
                                    the same frames as fuzz seeds.
 
 Usage: tools/proxy/live_vectors.py [--live DIR] [--kwire PATH] [--per-key N]
-                                   [--max-bytes N] [--check]
+                                   [--max-bytes N] [--clients LIST] [--check]
   --live DIR   a live.sh output folder (default build/live)
   --check      write nothing; exit 1 if the committed files differ from what would be
                written (the frames of a new run differ: ids, timestamps, tokens)
@@ -41,17 +42,20 @@ SOURCE = ("Apache Kafka 4.4.0 broker and kafka-clients 4.4.0 through kwire proxy
           "(tools/proxy/live.sh)")
 
 
-def frames_of(live_dir):
-    """(listener, report) for every conforming frame with bytes, in log order."""
-    for listener in ("plaintext", "sasl"):
-        path = os.path.join(live_dir, f"{listener}.jsonl")
-        if not os.path.exists(path):
-            continue
-        with open(path) as f:
-            for line in f:
-                r = json.loads(line)
-                if "frame" in r and r.get("verdict") in ("ok", "refused") and r.get("api_key", -1) >= 0:
-                    yield listener, r
+def frames_of(live_dir, clients):
+    """(source, report) for every conforming frame with bytes, in log order: the source
+    is "<listener>" for the smoke client, "<client>-<listener>" for the others."""
+    for client in clients:
+        for listener in ("plaintext", "sasl"):
+            path = os.path.join(live_dir, client, f"{listener}.jsonl")
+            if not os.path.exists(path):
+                continue
+            source = listener if client == "smoke" else f"{client}-{listener}"
+            with open(path) as f:
+                for line in f:
+                    r = json.loads(line)
+                    if "frame" in r and r.get("verdict") in ("ok", "refused") and r.get("api_key", -1) >= 0:
+                        yield source, r
 
 
 def kwire_json(kwire, r):
@@ -71,12 +75,14 @@ def main():
     ap.add_argument("--per-key", type=int, default=2)
     ap.add_argument("--max-bytes", type=int, default=16384)
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--clients", default="smoke",
+                    help="whose frames (live.sh's client folders, comma-separated; default smoke)")
     args = ap.parse_args()
 
     schemas = ref.release_sets()[0]
     seen = {}
     records, seeds = [], {}
-    for listener, r in frames_of(args.live):
+    for listener, r in frames_of(args.live, args.clients.split(",")):
         key = (r["api_key"], r["version"], r["direction"])
         data = bytes.fromhex(r["frame"])
         if seen.get(key, 0) >= args.per_key or len(data) > args.max_bytes:
