@@ -13,6 +13,7 @@
 #include <boost/asio.hpp>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "codec/protocol/frame.h"
 #include "tools/proxy/address_rewrite.h"
@@ -148,7 +149,9 @@ class Session : public std::enable_shared_from_this<Session> {
     client_.close(ignored);
     upstream_socket_.close(ignored);
     resolver_.cancel();
-    impl_->Report(Json{{"event", "close"}, {"connection", id_}, {"reason", reason}});
+    Json close{{"event", "close"}, {"connection", id_}, {"reason", reason}};
+    if (check_.pending() > 0) close["unanswered"] = check_.pending();  // requests left waiting
+    impl_->Report(close);
     impl_->sessions.erase(shared_from_this());
   }
 
@@ -166,17 +169,32 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void ReadMore(Pump& p) {
     if (closed_) return;
-    // Room for the rest of the frame at the front (bounded by max_frame_size) or a chunk.
-    const size_t want = p.used + std::max(kReadChunk, p.need);
+    // Room for more of the frame at the front: the buffer at most doubles per read, so
+    // what it holds follows the bytes that arrived, not the size a prefix declares (four
+    // bytes saying 100 MiB get 64 KiB, then 128 KiB, ... as the bytes come).
+    const size_t want = p.used + std::max(kReadChunk, std::min(p.need, p.used));
     if (p.in.size() < want) p.in.resize(want);
     auto self = shared_from_this();
     p.from->async_read_some(asio::buffer(p.in.data() + p.used, p.in.size() - p.used),
                             [self, &p](const boost::system::error_code& ec, size_t n) {
                               if (ec) {
+                                const char* side = p.requests ? "the client" : "the broker";
+                                if (p.used > 0) {
+                                  // Bytes of a frame that never completed: lost, and said so.
+                                  ++self->impl_->stream_errors;
+                                  self->impl_->Report(Json{
+                                      {"event", "stream_error"},
+                                      {"connection", self->id_},
+                                      {"direction", p.requests ? "request" : "response"},
+                                      {"message", absl::StrFormat(
+                                                      "%s closed inside a frame: %d bytes of it "
+                                                      "arrived, %d more were due",
+                                                      side, p.used, p.need)}});
+                                  self->impl_->Fail();
+                                }
                                 return self->Close(ec == asio::error::eof
-                                                       ? (p.requests ? "the client closed"
-                                                                     : "the broker closed")
-                                                       : ec.message());
+                                                       ? absl::StrCat(side, " closed")
+                                                       : absl::StrCat(side, ": ", ec.message()));
                               }
                               p.used += n;
                               self->Process(p);
@@ -407,6 +425,7 @@ uint16_t Proxy::port() const { return impl_->first_port; }
 void Proxy::Stop() { impl_->Stop(); }
 const traffic::Summary& Proxy::summary() const { return impl_->summary; }
 bool Proxy::failed() const { return impl_->failed; }
+size_t Proxy::stream_errors() const { return impl_->stream_errors; }
 uint64_t Proxy::connections() const { return impl_->accepted; }
 
 }  // namespace kwire::proxy

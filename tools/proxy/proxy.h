@@ -85,6 +85,9 @@ class Proxy {
   const traffic::Summary& summary() const;
   /// Fail-fast stopped the proxy at a frame that does not conform.
   bool failed() const;
+  /// Streams that could not be split into frames (a bad size prefix, or a side that
+  /// closed inside a frame); each also fails the run (failed()).
+  size_t stream_errors() const;
   /// Client connections accepted so far.
   uint64_t connections() const;
 

@@ -292,6 +292,45 @@ TEST(Proxy, FailFastStopsAtTheFirstFrameThatDoesNotConform) {
   close(c);
 }
 
+// Bytes lost inside a frame when a side closes are a stream error (exit 1), not a quiet
+// close; and a size prefix promising 100 MiB gets a buffer that follows the bytes that
+// arrive (the connection still works for what it holds).
+TEST(Proxy, ClosingInsideAFrameIsAStreamError) {
+  FakeBroker broker(1);
+  RunningProxy proxy(broker.port(), /*fail_fast=*/false);
+  const int c = Connect(proxy.port());
+  std::vector<uint8_t> frame = Request(12, 1, MetadataRequest{});
+  frame.resize(9);  // 9 bytes of it
+  WriteAll(c, frame);
+  close(c);
+  const int huge = Connect(proxy.port());
+  WriteAll(huge, {0x06, 0x40, 0x00, 0x00, 0, 3, 0, 12});  // 104857600 bytes declared, 4 sent
+  close(huge);
+  // A third connection, which works as usual.
+  const int ok = Connect(proxy.port());
+  WriteAll(ok, Request(12, 2, MetadataRequest{}));
+  ASSERT_TRUE(ReadFrame(ok).has_value());
+  close(ok);
+  for (;;) {  // each close is reported once the proxy reads it; no timer, just the reports
+    size_t closes = 0;
+    for (const Json& j : proxy.reports()) closes += j.value("event", "") == "close";
+    if (closes >= 3) break;
+    std::this_thread::yield();
+  }
+  proxy.Stop();
+  EXPECT_TRUE(proxy.proxy().failed());
+  EXPECT_EQ(proxy.proxy().stream_errors(), 2u);
+  size_t inside = 0;
+  for (const Json& j : proxy.reports()) {
+    if (j.value("event", "") == "stream_error") {
+      EXPECT_NE(j["message"].get<std::string>().find("the client closed inside a frame"), std::string::npos)
+          << j.dump();
+      ++inside;
+    }
+  }
+  EXPECT_EQ(inside, 2u);
+}
+
 TEST(Proxy, LoopbackOnly) {
   boost::asio::io_context io;
   Options o;

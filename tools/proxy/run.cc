@@ -43,9 +43,15 @@ int RunUntilSignal(Options options, std::ostream& log, std::ostream& err,
   io.run();
   const traffic::Summary& summary = proxy.summary();
   err << summary.Table();
+  if (proxy.stream_errors() > 0) {
+    err << absl::StrFormat("%d stream%s could not be split into frames (the stream_error lines)\n",
+                           proxy.stream_errors(), proxy.stream_errors() == 1 ? "" : "s");
+  }
   if (!summary_json.empty()) {
     std::ofstream out(summary_json);
-    out << summary.ToJson().dump(2) << "\n";
+    Json j = summary.ToJson();
+    j["stream_errors"] = proxy.stream_errors();
+    out << j.dump(2) << "\n";
     if (!out) err << "kwire proxy: cannot write --summary-json " << summary_json << "\n";
   }
   return proxy.failed() || summary.failures() > 0 ? 1 : 0;
