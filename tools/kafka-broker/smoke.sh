@@ -21,7 +21,9 @@ Usage: tools/kafka-broker/smoke.sh [--dir DIR | --start] [--keep]
   --start     start a broker first (broker.sh start) and stop it afterwards
   --keep      with --start: keep the broker's folder (logs) after stopping it
   The client's log: DIR/logs/smoke.log. Environment: as broker.sh (JAVA, MVN,
-  KWIRE_KAFKA_BROKER_CACHE).
+  KWIRE_KAFKA_BROKER_CACHE), and, to go through a proxy (kwire proxy; tools/proxy/live.sh
+  sets them), KWIRE_SMOKE_VIA_PLAINTEXT=HOST:PORT and KWIRE_SMOKE_VIA_SASL_PLAINTEXT=HOST:PORT:
+  the client bootstraps from these instead of the broker's listeners.
 USAGE
 }
 
