@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -499,6 +501,20 @@ bool ResolveQuirks(const std::string& list, uint32_t& q, Usage& u) {
   return true;
 }
 
+// --records validate|opaque into `mode` (left as it is when the option is absent).
+bool ResolveRecords(const Args& a, RecordsMode& mode, Usage& u) {
+  const std::optional<std::string> m = a.Get("records");
+  if (!m) return true;
+  if (*m == "validate") {
+    mode = RecordsMode::kValidate;
+  } else if (*m == "opaque") {
+    mode = RecordsMode::kOpaque;
+  } else {
+    return u.Fail("--records takes 'validate' or 'opaque', not '" + *m + "'");
+  }
+  return true;
+}
+
 std::string Hex(std::span<const uint8_t> b) {
   return absl::BytesToHexString(
       absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
@@ -712,16 +728,7 @@ bool ParseFrameArgs(const Args& a, FrameInput& f, Usage& u) {
     return u.Fail("--requests and --api/--version exclude each other");
   }
   if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, f.quirks, u)) return false;
-  if (auto m = a.Get("records")) {
-    if (*m == "validate") {
-      f.records = RecordsMode::kValidate;
-    } else if (*m == "opaque") {
-      f.records = RecordsMode::kOpaque;
-    } else {
-      return u.Fail("--records takes 'validate' or 'opaque', not '" + *m + "'");
-    }
-  }
-  return true;
+  return ResolveRecords(a, f.records, u);
 }
 
 // Parses the arguments and reads stdin. Returns an exit status to stop with, or -1.
@@ -765,13 +772,7 @@ int ReadVectorInput(const Args& a, const std::string& spec, std::ostream& err, c
   const std::string bytes = absl::HexStringToBytes(hex);
   f.bytes.assign(bytes.begin(), bytes.end());
   if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, f.quirks, u)) return kExitUsage;
-  if (auto m = a.Get("records")) {
-    if (*m != "validate" && *m != "opaque") {
-      u.Fail("--records takes 'validate' or 'opaque', not '" + *m + "'");
-      return kExitUsage;
-    }
-    f.records = *m == "opaque" ? RecordsMode::kOpaque : RecordsMode::kValidate;
-  }
+  if (!ResolveRecords(a, f.records, u)) return kExitUsage;
   err << "kwire " << cmd << ": " << record.value("id", spec)
       << (record.contains("mutation") ? " (" + record["mutation"].get<std::string>() + ")" : "")
       << "\n";
@@ -1410,15 +1411,39 @@ int Testee(const Args& a, std::istream& in, std::ostream& out, Usage& u) {
   uint32_t quirks = 0;
   if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, quirks, u)) return kExitUsage;
   RecordsMode records = RecordsMode::kValidate;
-  if (auto m = a.Get("records")) {
-    if (*m == "opaque") {
-      records = RecordsMode::kOpaque;
-    } else if (*m != "validate") {
-      u.Fail("--records takes 'validate' or 'opaque', not '" + *m + "'");
-      return kExitUsage;
-    }
-  }
+  if (!ResolveRecords(a, records, u)) return kExitUsage;
   return ServeTestee(in, out, quirks, records);
+}
+
+// The frame checks of `kwire proxy` and `kwire pcap` (tools/traffic): --quirks, --records,
+// --max-frame-size.
+bool ResolveCheckOptions(const Args& a, traffic::CheckOptions& check, Usage& u) {
+  if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, check.quirks, u)) return false;
+  if (!ResolveRecords(a, check.records, u)) return false;
+  if (auto n = a.Get("max-frame-size")) {
+    const std::optional<long> v = ParseNumber(*n);
+    if (!v || *v < 12 || *v > INT32_MAX) {
+      return u.Fail("--max-frame-size takes a number of bytes (12 to 2147483647), not '" + *n +
+                    "'");
+    }
+    check.max_frame_size = static_cast<int32_t>(*v);
+  }
+  return true;
+}
+
+// --log FILE (or "-", the default: `out`): where one JSON line per frame goes. Null, with
+// the reason on `err`, when FILE cannot be written.
+std::ostream* OpenLog(const Args& a, const char* cmd, std::ostream& out, std::ostream& err,
+                      std::ofstream& file) {
+  const std::optional<std::string> path = a.Get("log");
+  if (!path || *path == "-") return &out;
+  file.open(*path);
+  if (!file) {
+    err << "kwire " << cmd << ": cannot write --log " << *path << ": " << std::strerror(errno)
+        << "\n";
+    return nullptr;
+  }
+  return &file;
 }
 
 int Proxy(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
@@ -1443,23 +1468,7 @@ int Proxy(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
     }
     o.listen = *e;
   }
-  if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, o.check.quirks, u)) return kExitUsage;
-  if (auto m = a.Get("records")) {
-    if (*m == "opaque") {
-      o.check.records = RecordsMode::kOpaque;
-    } else if (*m != "validate") {
-      u.Fail("--records takes 'validate' or 'opaque', not '" + *m + "'");
-      return kExitUsage;
-    }
-  }
-  if (auto n = a.Get("max-frame-size")) {
-    const std::optional<long> v = ParseNumber(*n);
-    if (!v || *v < 12 || *v > INT32_MAX) {
-      u.Fail("--max-frame-size takes a number of bytes (12 to 2147483647), not '" + *n + "'");
-      return kExitUsage;
-    }
-    o.check.max_frame_size = static_cast<int32_t>(*v);
-  }
+  if (!ResolveCheckOptions(a, o.check, u)) return kExitUsage;
   if (auto n = a.Get("max-connections")) {
     const std::optional<long> v = ParseNumber(*n);
     if (!v || *v < 1 || *v > 1000000) {
@@ -1472,15 +1481,8 @@ int Proxy(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
   o.rewrite_addresses = a.flags.count("no-rewrite") == 0;
   o.include_frames = a.flags.count("frames") > 0;
   std::ofstream file;
-  std::ostream* log = &out;
-  if (auto path = a.Get("log"); path && *path != "-") {
-    file.open(*path);
-    if (!file) {
-      err << "kwire proxy: cannot write --log " << *path << "\n";
-      return kExitUsage;
-    }
-    log = &file;
-  }
+  std::ostream* log = OpenLog(a, "proxy", out, err, file);
+  if (log == nullptr) return kExitUsage;
   return proxy::RunUntilSignal(std::move(o), *log, err, a.Get("port-file").value_or(""),
                                a.Get("summary-json").value_or(""));
 }
@@ -1504,35 +1506,12 @@ int Pcap(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
       o.ports.push_back(static_cast<uint16_t>(*v));
     }
   }
-  if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, o.check.quirks, u)) return kExitUsage;
-  if (auto m = a.Get("records")) {
-    if (*m == "opaque") {
-      o.check.records = RecordsMode::kOpaque;
-    } else if (*m != "validate") {
-      u.Fail("--records takes 'validate' or 'opaque', not '" + *m + "'");
-      return kExitUsage;
-    }
-  }
-  if (auto n = a.Get("max-frame-size")) {
-    const std::optional<long> v = ParseNumber(*n);
-    if (!v || *v < 12 || *v > INT32_MAX) {
-      u.Fail("--max-frame-size takes a number of bytes (12 to 2147483647), not '" + *n + "'");
-      return kExitUsage;
-    }
-    o.check.max_frame_size = static_cast<int32_t>(*v);
-  }
+  if (!ResolveCheckOptions(a, o.check, u)) return kExitUsage;
   o.fail_fast = a.flags.count("fail-fast") > 0;
   o.include_frames = a.flags.count("frames") > 0;
   std::ofstream file;
-  std::ostream* log = &out;
-  if (auto path = a.Get("log"); path && *path != "-") {
-    file.open(*path);
-    if (!file) {
-      err << "kwire pcap: cannot write --log " << *path << "\n";
-      return kExitUsage;
-    }
-    log = &file;
-  }
+  std::ostream* log = OpenLog(a, "pcap", out, err, file);
+  if (log == nullptr) return kExitUsage;
   return pcap::Run(a.positional[0], std::move(o), *log, err, a.Get("summary-json").value_or(""));
 #else
   err << "kwire pcap: not in this build: it needs libpcap and libtins (Debian libpcap-dev and\n"
