@@ -254,8 +254,17 @@ class Interpreter {
     int64_t previous = -1;
     for (uint32_t i = 0; i < count; ++i) {
       uint32_t tag = 1, size = 1;
+      const size_t header_at = r_.offset();
       if (!r_.ReadTagHeader(previous, &tag, &size)) {
         KWIRE_FUZZ_CHECK(!r_.ok() && tag == 0 && size == 0, "failed tag header left outputs");
+        return;
+      }
+      // Under kQuirkKnownTagSizeIgnored the size is checked only for an unknown tag, by
+      // the caller; every tag is unknown here.
+      if ((quirks_ & kQuirkKnownTagSizeIgnored) && !r_.CheckTagSize(header_at, tag, size)) {
+        KWIRE_FUZZ_CHECK(r_.error().kind == ErrorKind::kTruncated &&
+                             r_.error().offset == header_at,
+                         "tag size past the end failed %s", r_.error().ToString());
         return;
       }
       if (!(quirks_ & kQuirkUnorderedTags)) {

@@ -334,7 +334,7 @@ struct TaggedFieldDecoder {
   const FieldSpec* found = nullptr;
   template <class T>
   void operator()(const FieldSpec& f, Tagged<T>& value) {
-    if (found != nullptr || f.tag != static_cast<int32_t>(tag) || !f.tagged.Contains(c.version)) {
+    if (found != nullptr || !f.HasTag(tag) || !f.tagged.Contains(c.version)) {
       return;
     }
     found = &f;
@@ -351,7 +351,7 @@ template <KafkaStruct S>
 const FieldSpec* TagOfOtherVersion(uint32_t tag, int16_t version) {
   const FieldSpec* other = nullptr;
   for (const FieldSpec& f : S::kFields) {
-    if (f.tag != static_cast<int32_t>(tag)) continue;
+    if (!f.HasTag(tag)) continue;
     if (f.tagged.Contains(version)) return nullptr;
     if (other == nullptr) other = &f;
   }
@@ -403,6 +403,10 @@ void DecodeTaggedFields(C& c, S& s, PathNode& node) {
       // only an unknown tag's payload is `size` bytes.
       S::VisitFields(d, s);
       if (d.found == nullptr) {
+        if (!c.r.CheckTagSize(at, tag, size)) {
+          if constexpr (kObserved<C>) c.o.EndTag(c.r);
+          break;
+        }
         const Reader::TagLimit limit = c.r.PushTagLimit(size, at);
         if constexpr (kObserved<C>) c.o.BeginUnknownTag(c.r);
         KeepUnknownTag(c, s.unknown_tagged_fields, tag, size);

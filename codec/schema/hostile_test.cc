@@ -636,6 +636,37 @@ TEST(HostileTags, OutOfOrderOrDuplicatedInEverySection) {
   EXPECT_GT(sections, 1000u);
 }
 
+TEST(HostileTags, UnknownTagsAtTheTopOfTheUvarintRangeInEverySection) {
+  // Tag numbers are uvarints up to 2^32 - 1 (KIP-482). Regression (kwire diff against
+  // Apache Kafka 4.4.0, 2026-12-03): tag 0xffffffff read as int32 is -1, the "untagged"
+  // mark of every untagged field, and --quirks java's check for a tag of another version
+  // (kQuirkTagOfOtherVersionRejected) took it for one and rejected the frame; Java and
+  // strict kwire keep it as an unknown tag. Every section, strict and with every Java
+  // quirk, at the int32 boundary and the top of the range.
+  size_t sections = 0;
+  ForEachCase(
+      [&](const Case& c) {
+        const MinimalFrame& m = MinimalOf(c);
+        for (const Slot& s : m.slots) {
+          if (s.kind != SlotKind::kTagCount) continue;
+          SCOPED_TRACE(s.Describe());
+          ++sections;
+          for (const uint32_t tag : {0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu}) {
+            SCOPED_TRACE(tag);
+            const Bytes frame = Splice(m.frame, s.at, 1, Section({{tag, Hex("61")}}));
+            for (const uint32_t quirks : {0u, uint32_t{kQuirkTagOfOtherVersionRejected}, kQuirksJava}) {
+              SCOPED_TRACE(quirks);
+              const Decoded d = DecodeFrame(c, frame, quirks);
+              ASSERT_TRUE(d.ok()) << d.error.ToString();
+              EXPECT_EQ(d.reencoded, frame);
+            }
+          }
+        }
+      },
+      /*flexible_only=*/true);
+  EXPECT_GT(sections, 1000u);
+}
+
 TEST(HostileTags, KnownTagsUseExactlyTheirDeclaredSizeAndMergeWithUnknownOnes) {
   // Every tag number 0..kProbe in every section: an empty payload is accepted (and kept)
   // for an unknown tag, and fails kTagSizeMismatch at the tag header for a known one
@@ -842,8 +873,14 @@ TEST(HostileTags, JavaQuirkReadsKnownTagsByTypeWhateverTheirDeclaredSize) {
     const Decoded u = DecodeFrame(c, unknown, quirks);
     ASSERT_TRUE(u.ok()) << u.error.ToString();
     EXPECT_EQ(u.reencoded, unknown);
-    // A declared size past the end is still truncation for an unknown tag.
-    EXPECT_EQ(DecodeFrame(c, with("01 05 09 aa bb"), quirks).error.kind, ErrorKind::kTruncated);
+    // A declared size past the end is still truncation for an unknown tag, at its header.
+    ExpectError(DecodeFrame(c, with("01 05 09 aa bb"), quirks).error, ErrorKind::kTruncated, 88,
+                "FetchRequest.tagged_fields");
+    // A known tag's size past the end is never looked at (kwire diff against Apache
+    // Kafka 4.4.0, 2026-12-03: the size was checked before the tag was known).
+    const Decoded past = DecodeFrame(c, with("01 00 7f 03 61 62"), quirks);
+    ASSERT_TRUE(past.ok()) << past.error.ToString();
+    EXPECT_EQ(past.reencoded, canonical);
   }
   // Strict and every other quirk: the size is enforced.
   EXPECT_EQ(DecodeFrame(c, with("01 00 02 03 61 62"), kQuirksJava & ~kQuirkKnownTagSizeIgnored)

@@ -120,6 +120,9 @@ struct FieldSpec {
   RecordsPolicy records = {}; ///< For kRecords fields: layout and rules by version.
 
   constexpr bool IsTagged() const { return tag >= 0; }
+  /// True when this field carries tag number `t` as read from the wire (a uvarint, so up
+  /// to 2^32 − 1). An untagged field (tag −1) never matches, not even t = 0xffffffff.
+  constexpr bool HasTag(uint32_t t) const { return tag >= 0 && static_cast<uint32_t>(tag) == t; }
 };
 
 /// The payload of a `records` field (Produce, Fetch, ShareFetch, FetchSnapshot, …):

@@ -277,14 +277,17 @@ bool Reader::ReadTagHeader(int64_t previous, uint32_t* tag, uint32_t* size) {
          at, absl::StrFormat("tag %d after tag %d", t, previous));
     return false;
   }
-  if (n > remaining()) {
-    Fail(ErrorKind::kTruncated, at,
-         absl::StrFormat("tag %d payload of %d bytes, have %d", t, n, remaining()));
-    return false;
-  }
+  if (!has_quirk(kQuirkKnownTagSizeIgnored) && !CheckTagSize(at, t, n)) return false;
   *tag = t;
   *size = n;
   return true;
+}
+
+bool Reader::CheckTagSize(size_t tag_at, uint32_t tag, uint32_t size) {
+  if (KWIRE_LIKELY(size <= remaining())) return true;
+  Fail(ErrorKind::kTruncated, tag_at,
+       absl::StrFormat("tag %d payload of %d bytes, have %d", tag, size, remaining()));
+  return false;
 }
 
 Reader::TagLimit Reader::PushTagLimit(size_t n, size_t tag_at) {

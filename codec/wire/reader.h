@@ -363,8 +363,13 @@ class Reader {
   uint32_t ReadTaggedFieldCount();
   /// Reads one tag header. `previous` is the last tag of this section or −1; a tag not
   /// above it fails kTagOutOfOrder / kTagDuplicate unless kQuirkUnorderedTags. Returns
-  /// false on failure, with `*tag` and `*size` set to 0. `size` is checked ≤ remaining().
+  /// false on failure, with `*tag` and `*size` set to 0. `size` is checked ≤ remaining()
+  /// (CheckTagSize) unless kQuirkKnownTagSizeIgnored, under which only an unknown tag's
+  /// size is checked, by the caller, once it knows the tag is unknown: Java reads a known
+  /// tag's value by its type and never looks at the size (generated `read()` methods).
   bool ReadTagHeader(int64_t previous, uint32_t* tag, uint32_t* size);
+  /// Fails kTruncated at `tag_at` (the tag header's offset) when `size` > remaining().
+  bool CheckTagSize(size_t tag_at, uint32_t tag, uint32_t size);
 
   // ---- Nested limits (like upb's PushLimit). PushLimit(n) restricts reading to the
   // next `n` bytes (kTruncated if fewer are left) and returns a token for PopLimit,

@@ -670,7 +670,6 @@ TEST(ReaderTaggedFields, HeaderOrdering) {
       {5, "05 00", kQuirkUnorderedTags, ErrorKind::kOk},
       {6, "05 00", kQuirkUnorderedTags, ErrorKind::kOk},
       {-1, "00 02 61", 0, ErrorKind::kTruncated},  // size > remaining
-      {-1, "00 03 61", kQuirksJava, ErrorKind::kTruncated},
       {-1, "00 ff ff ff ff 0f", 0, ErrorKind::kTruncated},
   };
   for (const auto& c : kCases) {
@@ -688,6 +687,20 @@ TEST(ReaderTaggedFields, HeaderOrdering) {
       EXPECT_EQ(tag, 0u);  // a rejected header yields zeros
       EXPECT_EQ(size, 0u);
     }
+  }
+  // kQuirkKnownTagSizeIgnored (Java reads a known tag by its type): the header reads
+  // whatever its size; the walker checks it with CheckTagSize only for an unknown tag.
+  for (uint32_t quirks : {uint32_t{kQuirkKnownTagSizeIgnored}, kQuirksJava}) {
+    HexReader h(Cat(Hex("aa aa"), Hex("00 03 61")), {quirks}, 20);
+    h.r.Skip(2);
+    uint32_t tag = 99, size = 99;
+    ASSERT_TRUE(h.r.ReadTagHeader(-1, &tag, &size)) << h.r.error().ToString();
+    EXPECT_EQ(tag, 0u);
+    EXPECT_EQ(size, 3u);
+    EXPECT_EQ(h.r.remaining(), 1u);
+    EXPECT_TRUE(h.r.CheckTagSize(22, tag, 1));
+    EXPECT_FALSE(h.r.CheckTagSize(22, tag, size));
+    ExpectError(h.r, ErrorKind::kTruncated, 22);
   }
   HexReader dup("05 00");
   uint32_t tag, size;

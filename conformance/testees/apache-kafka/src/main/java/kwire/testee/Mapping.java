@@ -141,13 +141,15 @@ final class Mapping {
     List<RawTaggedField> unknown = ((Message) obj).unknownTaggedFields();
     if (unknown != null && !unknown.isEmpty()) {
       // FORMAT.md lists them in ascending tag order; Java keeps the frame's order (and every
-      // repetition): a stable sort keeps both tags of a repeated one.
+      // repetition): a stable sort keeps both tags of a repeated one. A tag is a uvarint up
+      // to 2^32 - 1 that Java holds in an int: compared and printed unsigned (tags of 2^31
+      // and above were printed negative and sorted first; found by kwire diff).
       List<RawTaggedField> sorted = new ArrayList<>(unknown);
-      sorted.sort(Comparator.comparingInt(RawTaggedField::tag));
+      sorted.sort(Comparator.comparingLong(t -> Integer.toUnsignedLong(t.tag())));
       ArrayNode a = out.putArray(UNKNOWN_TAGS);
       for (RawTaggedField t : sorted) {
         ObjectNode o = a.addObject();
-        o.put("tag", t.tag());
+        o.put("tag", Integer.toUnsignedLong(t.tag()));
         o.put("data", HEX.formatHex(t.data()));
       }
     }
