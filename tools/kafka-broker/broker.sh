@@ -50,6 +50,8 @@ Usage: tools/kafka-broker/broker.sh start [--dir DIR] [--port-plaintext N] [--po
   --unstable          unstable.api.versions.enable=true and unstable.feature.versions.enable=
                       true (advertise the API versions Kafka has not released yet)
   --keep-on-failure   leave DIR when the start fails (default: remove it)
+  The broker becomes the default of status, stop and smoke.sh ("the broker started last"),
+  unless that one is still running.
 USAGE
 }
 
@@ -378,7 +380,12 @@ EOF
   pid=$!
   echo "$pid" > "$dir/broker.pid"
   mkdir -p "$cache"
-  echo "$dir" > "$current"
+  # DIR becomes the default of status, stop and smoke.sh, unless the broker started last
+  # still runs: a script's own broker (tools/proxy/live.sh, cost.sh) never takes the
+  # pointer from a user's.
+  if ! { [ -f "$current" ] && broker_pid "$(cat "$current")" >/dev/null; }; then
+    echo "$dir" > "$current"
+  fi
 
   local deadline up=0
   deadline=$(( $(date +%s) + timeout ))

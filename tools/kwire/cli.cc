@@ -268,6 +268,7 @@ constexpr const char* kProxyUsage =
     "                   [--records validate|opaque] [--fail-fast] [--no-rewrite]\n"
     "                   [--log FILE] [--port-file FILE] [--summary-json FILE]\n"
     "                   [--max-frame-size BYTES] [--max-connections N] [--frames]\n"
+    "                   [--check on|off] [--check-threads N]\n"
     "\n"
     "Listens on loopback (--listen, default 127.0.0.1:0: a free port, printed on stderr\n"
     "and written to --port-file) and forwards every connection to the broker, passing\n"
@@ -286,19 +287,29 @@ constexpr const char* kProxyUsage =
     "Report: one JSON line per frame on stdout (or --log FILE): connection, direction,\n"
     "api_key, api, version, correlation_id, size, verdict (ok, refused, rejected,\n"
     "not_canonical, uncorrelated, opaque), error {kind, offset, path, message},\n"
-    "refusals, rewritten; and events (listen, connect, close, stream_error). On SIGINT,\n"
-    "SIGTERM or SIGHUP it stops and prints a summary per API x version x direction on\n"
-    "stderr (--summary-json FILE: as JSON).\n"
+    "refusals, rewritten; and events (listen, connect, close, stream_error). A\n"
+    "connection's lines come in its frame order. On SIGINT, SIGTERM or SIGHUP it stops\n"
+    "and prints a summary per API x version x direction on stderr (--summary-json FILE:\n"
+    "as JSON).\n"
     "\n"
     "  --broker HOST:PORT     the broker clients bootstrap from (required)\n"
-    "  --quirks LIST          accept what Apache Kafka's Java accepts (java, or names)\n"
+    "  --quirks LIST          accept what Apache Kafka's Java accepts: java (all), or\n"
+    "                         names as listed by `kwire decode --help`\n"
     "  --records MODE         validate (default) or opaque\n"
-    "  --fail-fast            stop at the first frame that does not conform (exit 1)\n"
+    "  --fail-fast            stop at the first frame that does not conform (exit 1;\n"
+    "                         a request is forwarded before its check ends)\n"
     "  --max-frame-size N     largest size prefix accepted (default 104857600, Kafka's\n"
     "                         socket.request.max.bytes); a larger or negative one ends\n"
-    "                         that connection. Memory per connection: about twice this\n"
+    "                         that connection. Memory per connection: about three\n"
+    "                         times this (a frame each way, requests awaiting a check)\n"
     "  --max-connections N    client connections at once (default 1024)\n"
     "  --frames               each frame's line also carries its bytes (\"frame\": hex)\n"
+    "  --check on|off         off: forward without checking (frames are only split and\n"
+    "                         correlated, addresses still rewritten; no frame lines,\n"
+    "                         verdict 'unchecked' in the summary): the relay's own cost\n"
+    "  --check-threads N      worker threads for the checks (default: one per core);\n"
+    "                         each connection's frames are checked in order on one\n"
+    "                         worker, so a slow check delays no other connection\n"
     "\n"
     "Exit status: 0 every frame conformed, 1 one did not (or a stream could not be\n"
     "split), 2 usage error or cannot listen.\n"
@@ -334,7 +345,8 @@ constexpr const char* kPcapUsage =
     "(--summary-json FILE: as JSON, with \"capture\").\n"
     "\n"
     "  --port N               a broker's TCP port (repeatable, or N,M); default: guess\n"
-    "  --quirks LIST          accept what Apache Kafka's Java accepts (java, or names)\n"
+    "  --quirks LIST          accept what Apache Kafka's Java accepts: java (all), or\n"
+    "                         names as listed by `kwire decode --help`\n"
     "  --records MODE         validate (default) or opaque\n"
     "  --fail-fast            stop at the first frame that does not conform (exit 1)\n"
     "  --max-frame-size N     largest size prefix accepted (default 104857600, Kafka's\n"
@@ -1477,6 +1489,21 @@ int Proxy(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
     }
     o.max_connections = static_cast<size_t>(*v);
   }
+  if (auto c = a.Get("check")) {
+    if (*c != "on" && *c != "off") {
+      u.Fail("--check takes on or off, not '" + *c + "'");
+      return kExitUsage;
+    }
+    o.check_frames = *c == "on";
+  }
+  if (auto n = a.Get("check-threads")) {
+    const std::optional<long> v = ParseNumber(*n);
+    if (!v || *v < 1 || *v > 256) {
+      u.Fail("--check-threads takes a number (1 to 256), not '" + *n + "'");
+      return kExitUsage;
+    }
+    o.check_threads = static_cast<size_t>(*v);
+  }
   o.fail_fast = a.flags.count("fail-fast") > 0;
   o.rewrite_addresses = a.flags.count("no-rewrite") == 0;
   o.include_frames = a.flags.count("frames") > 0;
@@ -1662,7 +1689,7 @@ const std::vector<Command>& Commands() {
       {"testee", kTesteeUsage, {"quirks", "records"}, {}},
       {"proxy", kProxyUsage,
        {"broker", "listen", "quirks", "records", "log", "port-file", "summary-json",
-        "max-frame-size", "max-connections"},
+        "max-frame-size", "max-connections", "check", "check-threads"},
        {"fail-fast", "no-rewrite", "frames"}},
       {"pcap", kPcapUsage,
        {"port", "quirks", "records", "log", "summary-json", "max-frame-size"},

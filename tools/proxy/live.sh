@@ -5,7 +5,8 @@
 # runs the client through them (tools/kafka-broker/clients.sh: Kafka's Java client, librdkafka
 # via kcat, franz-go, kafka-python), stops the proxies, and at the end stops the broker and
 # prints the API key x version table (per client and in total). It fails unless every client
-# did every step it should and every frame both ways conformed.
+# did every step it should and every frame both ways conformed (the proxies run with
+# --fail-fast: the first frame that does not conform stops them, and the client with them).
 #   tools/proxy/live.sh [--kwire PATH] [--out DIR] [--quirks LIST] [--clients LIST]
 #                       [--capture FILE] [--frames]
 # --clients: a comma-separated list of java, kcat, franz-go, kafka-python, smoke (the smoke
@@ -28,7 +29,7 @@ frames=0
 tcpdump_pid=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 0 ;;
     --kwire) kwire="${2:?--kwire needs a path}"; shift ;;
     --out) out="${2:?--out needs a folder}"; shift ;;
     --quirks) quirks="${2:?--quirks needs a list}"; shift ;;
@@ -119,7 +120,7 @@ for c in "${picked[@]}"; do
       plaintext) upstream="$KWIRE_KAFKA_BOOTSTRAP_PLAINTEXT" ;;
       sasl) upstream="$KWIRE_KAFKA_BOOTSTRAP_SASL_PLAINTEXT" ;;
     esac
-    "$kwire" proxy --broker "$upstream" --port-file "$cdir/$listener.port" \
+    "$kwire" proxy --broker "$upstream" --fail-fast --port-file "$cdir/$listener.port" \
       --log "$cdir/$listener.jsonl" --summary-json "$cdir/$listener-summary.json" \
       "${quirk_args[@]}" "${frames_args[@]}" 2> "$cdir/$listener.log" &
     pids+=($!)

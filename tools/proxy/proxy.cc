@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -71,7 +74,8 @@ std::string Address(const std::string& host, int32_t port) {
 class Session;
 
 struct Proxy::Impl : std::enable_shared_from_this<Proxy::Impl> {
-  Impl(asio::io_context& io, Options o) : io(io), options(std::move(o)) {}
+  Impl(asio::io_context& io, Options o, asio::thread_pool& pool)
+      : io(io), options(std::move(o)), pool(pool) {}
 
   struct Listener {
     std::unique_ptr<tcp::acceptor> acceptor;
@@ -81,6 +85,7 @@ struct Proxy::Impl : std::enable_shared_from_this<Proxy::Impl> {
 
   asio::io_context& io;
   Options options;
+  asio::thread_pool& pool;  // the checks (Proxy owns it: joined before Impl can die)
   traffic::Summary summary;
   bool failed = false;
   bool stopped = false;
@@ -105,7 +110,9 @@ struct Proxy::Impl : std::enable_shared_from_this<Proxy::Impl> {
 };
 
 // One client connection and its connection to the broker: two pumps, each reading
-// frames from one side, checking them and writing them to the other.
+// frames from one side and writing them to the other. The checks of both directions run
+// in frame order on the session's strand (a worker thread); everything else, including
+// the reports, on the I/O thread.
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(std::shared_ptr<Proxy::Impl> impl, tcp::socket client, Endpoint upstream, uint64_t id)
@@ -116,6 +123,8 @@ class Session : public std::enable_shared_from_this<Session> {
         upstream_(std::move(upstream)),
         id_(id),
         check_(id, impl_->options.check),
+        route_(Correlator::Options{.max_pending = impl_->options.check.max_pending,
+                                   .in_order = true}),
         requests_{&client_, &upstream_socket_, true},
         responses_{&upstream_socket_, &client_, false} {}
 
@@ -142,6 +151,9 @@ class Session : public std::enable_shared_from_this<Session> {
         });
   }
 
+  // Closes both sockets at once; the close event is reported after the reports of the
+  // frames still being checked (the strand runs in order), with the requests left
+  // unanswered.
   void Close(const std::string& reason) {
     if (closed_) return;
     closed_ = true;
@@ -149,10 +161,14 @@ class Session : public std::enable_shared_from_this<Session> {
     client_.close(ignored);
     upstream_socket_.close(ignored);
     resolver_.cancel();
-    Json close{{"event", "close"}, {"connection", id_}, {"reason", reason}};
-    if (check_.pending() > 0) close["unanswered"] = check_.pending();  // requests left waiting
-    impl_->Report(close);
-    impl_->sessions.erase(shared_from_this());
+    auto self = shared_from_this();
+    OnStrand([self] { return self->impl_->options.check_frames ? self->check_.pending() : 0; },
+             [self, reason](size_t pending) {
+               Json close{{"event", "close"}, {"connection", self->id_}, {"reason", reason}};
+               if (pending > 0) close["unanswered"] = pending;  // requests left waiting
+               self->impl_->Report(close);
+               self->impl_->sessions.erase(self);
+             });
   }
 
  private:
@@ -164,11 +180,50 @@ class Session : public std::enable_shared_from_this<Session> {
     std::vector<uint8_t> in;  // bytes read, [0, used)
     size_t used = 0;
     size_t need = 0;          // bytes still missing for the frame at the front
-    std::vector<uint8_t> out; // checked frames to write to `to`
+    std::vector<uint8_t> out; // frames to write to `to`
+    bool writing = false;     // an async_write of `out` is under way
+    bool checking = false;    // responses: a batch is on the strand, to be written after
+    bool held = false;        // requests: not read again until the backlog is checked
   };
 
+  // A frame's check result, made on the strand and reported on the I/O thread.
+  struct Checked {
+    traffic::FrameReport report;
+    std::vector<uint8_t> frame;            // the frame (a response: as received)
+    std::optional<ResponseFrame> decoded;  // a response that advertises brokers
+  };
+
+  // Runs `work` on a worker thread after the session's earlier checks (one at a time per
+  // session, in the order asked: the session's own strand, kept on the I/O thread so that
+  // a Session holds nothing of the pool), then `done(result)` on the I/O thread. The work
+  // guard keeps the io_context running until `done` has run.
+  template <class Work, class Done>
+  void OnStrand(Work work, Done done) {
+    auto self = shared_from_this();
+    queue_.push_back([self, work = std::move(work), done = std::move(done)]() mutable {
+      asio::post(self->impl_->pool, [self, work = std::move(work), done = std::move(done),
+                                     guard = asio::make_work_guard(self->impl_->io)]() mutable {
+        auto result = work();
+        asio::post(self->impl_->io,
+                   [self, result = std::move(result), done = std::move(done)]() mutable {
+                     self->busy_ = false;
+                     done(std::move(result));
+                     self->RunNext();
+                   });
+      });
+    });
+    RunNext();
+  }
+  void RunNext() {
+    if (busy_ || queue_.empty()) return;
+    busy_ = true;
+    std::function<void()> next = std::move(queue_.front());
+    queue_.pop_front();
+    next();
+  }
+
   void ReadMore(Pump& p) {
-    if (closed_) return;
+    if (closed_ || p.writing || p.checking || p.held) return;
     // Room for more of the frame at the front: the buffer at most doubles per read, so
     // what it holds follows the bytes that arrived, not the size a prefix declares (four
     // bytes saying 100 MiB get 64 KiB, then 128 KiB, ... as the bytes come).
@@ -177,28 +232,27 @@ class Session : public std::enable_shared_from_this<Session> {
     auto self = shared_from_this();
     p.from->async_read_some(asio::buffer(p.in.data() + p.used, p.in.size() - p.used),
                             [self, &p](const boost::system::error_code& ec, size_t n) {
-                              if (ec) {
-                                const char* side = p.requests ? "the client" : "the broker";
-                                if (p.used > 0) {
-                                  // Bytes of a frame that never completed: lost, and said so.
-                                  ++self->impl_->stream_errors;
-                                  self->impl_->Report(Json{
-                                      {"event", "stream_error"},
-                                      {"connection", self->id_},
-                                      {"direction", p.requests ? "request" : "response"},
-                                      {"message", absl::StrFormat(
-                                                      "%s closed inside a frame: %d bytes of it "
-                                                      "arrived, %d more were due",
-                                                      side, p.used, p.need)}});
-                                  self->impl_->Fail();
-                                }
-                                return self->Close(ec == asio::error::eof
-                                                       ? absl::StrCat(side, " closed")
-                                                       : absl::StrCat(side, ": ", ec.message()));
-                              }
+                              if (ec) return self->ReadFailed(p, ec);
                               p.used += n;
                               self->Process(p);
                             });
+  }
+
+  void ReadFailed(Pump& p, const boost::system::error_code& ec) {
+    const char* side = p.requests ? "the client" : "the broker";
+    if (p.used > 0 && !closed_) {
+      // Bytes of a frame that never completed: lost, and said so.
+      ++impl_->stream_errors;
+      impl_->Report(Json{{"event", "stream_error"},
+                         {"connection", id_},
+                         {"direction", p.requests ? "request" : "response"},
+                         {"message", absl::StrFormat("%s closed inside a frame: %d bytes of it "
+                                                     "arrived, %d more were due",
+                                                     side, p.used, p.need)}});
+      impl_->Fail();
+    }
+    Close(ec == asio::error::eof ? absl::StrCat(side, " closed")
+                                 : absl::StrCat(side, ": ", ec.message()));
   }
 
   void Process(Pump& p) {
@@ -207,6 +261,7 @@ class Session : public std::enable_shared_from_this<Session> {
     split.max_frame_size = impl_->options.check.max_frame_size;
     size_t start = 0;
     p.need = 0;
+    std::vector<std::vector<uint8_t>> frames;  // whole frames, for the strand
     while (start < p.used) {
       const SplitResult r = SplitFrame(std::span<const uint8_t>(p.in.data() + start, p.used - start), split);
       if (r.status == SplitResult::kNeedMore) {
@@ -223,8 +278,12 @@ class Session : public std::enable_shared_from_this<Session> {
         impl_->Fail();
         return;
       }
-      Handle(p, r.frame);
-      if (closed_) return;
+      if (!impl_->options.check_frames) {
+        Relay(p, r.frame);
+      } else {
+        if (p.requests) p.out.insert(p.out.end(), r.frame.begin(), r.frame.end());
+        frames.emplace_back(r.frame.begin(), r.frame.end());
+      }
       start += r.frame.size();
     }
     if (start > 0) {
@@ -236,10 +295,26 @@ class Session : public std::enable_shared_from_this<Session> {
       p.in.resize(kReadChunk);
       p.in.shrink_to_fit();
     }
+    if (!frames.empty()) {
+      if (p.requests) {
+        CheckRequests(std::move(frames));
+      } else {
+        p.checking = true;  // written once checked (and rewritten)
+        CheckResponses(std::move(frames));
+      }
+    }
+    Flush(p);
+  }
+
+  // Writes what `out` holds, then reads on.
+  void Flush(Pump& p) {
+    if (closed_ || p.writing) return;
     if (p.out.empty()) return ReadMore(p);
+    p.writing = true;
     auto self = shared_from_this();
     asio::async_write(*p.to, asio::buffer(p.out),
                       [self, &p](const boost::system::error_code& ec, size_t) {
+                        p.writing = false;
                         if (ec) return self->Close(ec.message());
                         p.out.clear();
                         if (p.out.capacity() > 4 * kReadChunk) p.out.shrink_to_fit();
@@ -247,50 +322,152 @@ class Session : public std::enable_shared_from_this<Session> {
                       });
   }
 
-  void Handle(Pump& p, std::span<const uint8_t> frame) {
-    traffic::FrameReport report;
-    int rewritten = 0;
-    std::vector<uint8_t> replaced;
-    if (p.requests) {
-      report = check_.OnRequest(frame);
-    } else {
-      std::optional<ResponseFrame> decoded;
-      report = check_.OnResponse(frame, &decoded);
-      if (decoded && impl_->options.rewrite_addresses && AdvertisesBrokers(report.api_key)) {
-        rewritten = RewriteAddresses(report.api_key, decoded->body, [this](const HostPort& a) {
-          return impl_->MapAddress(a);
-        });
-        if (rewritten > 0) {
-          absl::StatusOr<std::vector<uint8_t>> again =
-              EncodeResponseFrame(decoded->header, report.api_key, decoded->body_version,
-                                  decoded->body, EncodeOptions{impl_->options.check.quirks});
-          if (again.ok()) {
-            replaced = std::move(*again);
-          } else {
-            rewritten = 0;
-            impl_->Report(Json{{"event", "rewrite_failed"},
-                               {"connection", id_},
-                               {"message", std::string(again.status().message())}});
+  // Requests: already forwarded; checked behind, their backlog bounded.
+  void CheckRequests(std::vector<std::vector<uint8_t>> frames) {
+    size_t bytes = 0;
+    for (const auto& f : frames) bytes += f.size();
+    backlog_ += bytes;
+    if (backlog_ > static_cast<size_t>(impl_->options.check.max_frame_size)) requests_.held = true;
+    auto self = shared_from_this();
+    OnStrand(
+        [self, frames = std::move(frames)]() mutable {
+          if (self->impl_->options.before_check) self->impl_->options.before_check(self->id_);
+          std::vector<Checked> out;
+          out.reserve(frames.size());
+          for (auto& f : frames) {
+            Checked c;
+            c.report = self->check_.OnRequest(f);
+            c.frame = std::move(f);
+            out.push_back(std::move(c));
           }
+          return out;
+        },
+        [self, bytes](std::vector<Checked> checked) {
+          for (Checked& c : checked) self->Emit(c, 0);
+          self->backlog_ -= bytes;
+          if (self->requests_.held &&
+              self->backlog_ <= static_cast<size_t>(self->impl_->options.check.max_frame_size)) {
+            self->requests_.held = false;
+            self->ReadMore(self->requests_);
+          }
+        });
+  }
+
+  // Responses: checked, the ones that advertise brokers rewritten, then forwarded.
+  void CheckResponses(std::vector<std::vector<uint8_t>> frames) {
+    auto self = shared_from_this();
+    OnStrand(
+        [self, frames = std::move(frames)]() mutable {
+          if (self->impl_->options.before_check) self->impl_->options.before_check(self->id_);
+          std::vector<Checked> out;
+          out.reserve(frames.size());
+          for (auto& f : frames) {
+            Checked c;
+            c.report = self->check_.OnResponse(f, &c.decoded);
+            if (!self->impl_->options.rewrite_addresses || !AdvertisesBrokers(c.report.api_key)) {
+              c.decoded.reset();
+            }
+            c.frame = std::move(f);
+            out.push_back(std::move(c));
+          }
+          return out;
+        },
+        [self](std::vector<Checked> checked) {
+          Pump& p = self->responses_;
+          p.checking = false;
+          if (self->closed_) {
+            for (Checked& c : checked) self->Emit(c, 0);
+            return;
+          }
+          for (Checked& c : checked) {
+            const int rewritten = self->Forward(p, c.frame, c.report.api_key, c.decoded);
+            self->Emit(c, rewritten);
+          }
+          self->Flush(p);
+        });
+  }
+
+  // Appends a response to `p.out`, its broker addresses rewritten when `decoded` holds
+  // it; returns the number of addresses rewritten.
+  int Forward(Pump& p, std::span<const uint8_t> frame, int16_t api_key,
+              std::optional<ResponseFrame>& decoded) {
+    int rewritten = 0;
+    if (decoded) {
+      rewritten = RewriteAddresses(api_key, decoded->body, [this](const HostPort& a) {
+        return impl_->MapAddress(a);
+      });
+      if (rewritten > 0) {
+        absl::StatusOr<std::vector<uint8_t>> again =
+            EncodeResponseFrame(decoded->header, api_key, decoded->body_version, decoded->body,
+                                EncodeOptions{impl_->options.check.quirks});
+        if (again.ok()) {
+          p.out.insert(p.out.end(), again->begin(), again->end());
+          return rewritten;
         }
+        impl_->Report(Json{{"event", "rewrite_failed"},
+                           {"connection", id_},
+                           {"message", std::string(again.status().message())}});
+        rewritten = 0;
       }
     }
-    if (replaced.empty()) {
+    p.out.insert(p.out.end(), frame.begin(), frame.end());
+    return rewritten;
+  }
+
+  // --check off: correlated on the I/O thread and forwarded; only responses that
+  // advertise brokers are decoded (records opaque), to be rewritten.
+  void Relay(Pump& p, std::span<const uint8_t> frame) {
+    traffic::FrameReport r;
+    r.connection = id_;
+    r.size = frame.size();
+    r.verdict = traffic::Verdict::kUnchecked;
+    if (p.requests) {
+      if (const std::optional<RequestIds> ids = PeekRequestIds(frame)) {
+        (void)route_.AddRequest(*ids);  // past max_pending: its response stays untyped
+        r.api_key = ids->api_key;
+        r.api_version = ids->api_version;
+      }
       p.out.insert(p.out.end(), frame.begin(), frame.end());
-    } else {
-      p.out.insert(p.out.end(), replaced.begin(), replaced.end());
+      impl_->summary.Add(r);
+      return;
     }
-    impl_->summary.Add(report);
+    r.way = traffic::Way::kResponse;
+    std::optional<ResponseFrame> decoded;
+    int16_t api_key = -1;
+    if (absl::StatusOr<Correlator::Match> m = route_.TakeResponseFrame(frame); m.ok()) {
+      api_key = m->request.api_key;
+      r.api_key = api_key;
+      r.api_version = m->request.api_version;
+      if (impl_->options.rewrite_addresses && AdvertisesBrokers(api_key)) {
+        FrameOptions o;
+        o.decode.quirks = impl_->options.check.quirks;
+        o.records_mode = RecordsMode::kOpaque;
+        absl::StatusOr<ResponseFrame> r =
+            DecodeResponseFrame(frame, api_key, m->request.api_version, o);
+        if (r.ok()) decoded.emplace(std::move(*r));
+      }
+    }
+    const int rewritten = Forward(p, frame, api_key, decoded);
+    if (rewritten > 0) {
+      impl_->Report(Json{{"event", "rewritten"}, {"connection", id_}, {"api_key", api_key},
+                         {"rewritten", rewritten}});
+    }
+    impl_->summary.Add(r);
+  }
+
+  // Reports one checked frame (on the I/O thread, in the connection's frame order).
+  void Emit(const Checked& c, int rewritten) {
+    impl_->summary.Add(c.report);
     if (impl_->options.on_report) {
-      Json j = traffic::ReportJson(report);
+      Json j = traffic::ReportJson(c.report);
       if (rewritten > 0) j["rewritten"] = rewritten;
       if (impl_->options.include_frames) {
         j["frame"] = absl::BytesToHexString(
-            absl::string_view(reinterpret_cast<const char*>(frame.data()), frame.size()));
+            absl::string_view(reinterpret_cast<const char*>(c.frame.data()), c.frame.size()));
       }
       impl_->Report(j);
     }
-    if (!traffic::Conforms(report.verdict)) impl_->Fail();
+    if (!traffic::Conforms(c.report.verdict)) impl_->Fail();
   }
 
   std::shared_ptr<Proxy::Impl> impl_;
@@ -299,9 +476,13 @@ class Session : public std::enable_shared_from_this<Session> {
   tcp::resolver resolver_;
   Endpoint upstream_;
   uint64_t id_;
-  traffic::ConnectionCheck check_;
+  traffic::ConnectionCheck check_;  // on a worker, one check of the session at a time
+  std::deque<std::function<void()>> queue_;  // checks waiting for the one under way
+  bool busy_ = false;                        // a check of this session is under way
+  Correlator route_;                // --check off: on the I/O thread only
   Pump requests_;
   Pump responses_;
+  size_t backlog_ = 0;  // request bytes forwarded and not yet checked
   bool closed_ = false;
 };
 
@@ -404,10 +585,23 @@ void Proxy::Impl::Stop() {
   if (options.on_stop) options.on_stop();
 }
 
-Proxy::Proxy(asio::io_context& io, Options options)
-    : impl_(std::make_shared<Impl>(io, std::move(options))) {}
+namespace {
+size_t CheckThreads(const Options& o) {
+  if (o.check_threads > 0) return o.check_threads;
+  return std::max<size_t>(1, std::thread::hardware_concurrency());
+}
+}  // namespace
 
-Proxy::~Proxy() { impl_->Stop(); }
+Proxy::Proxy(asio::io_context& io, Options options)
+    : pool_(std::make_unique<asio::thread_pool>(CheckThreads(options))),
+      impl_(std::make_shared<Impl>(io, std::move(options), *pool_)) {}
+
+Proxy::~Proxy() {
+  impl_->Stop();
+  // Checks still queued finish on the workers; their results, posted to the io_context,
+  // are dropped with it. The pool outlives every task that refers to it.
+  pool_->join();
+}
 
 absl::Status Proxy::Start() {
   if (!IsLoopbackHost(impl_->options.broker.host)) {

@@ -6,11 +6,20 @@
 // rewritten to listeners of the proxy, one per advertised broker, so that a client
 // bootstrapped on the proxy stays on it; those responses are re-encoded by the codec.
 //
-// Event loop: Boost.Asio, one thread. Memory per connection is bounded: a frame is held
-// until it is whole (at most max_frame_size bytes plus one read), reading from a side
-// stops until what was read from it is written to the other side (back-pressure), and
-// the requests awaiting a response are bounded (CheckOptions::max_pending). A frame whose
-// size prefix is negative or too large ends that connection only.
+// Threads: Boost.Asio. One I/O thread reads, splits frames and writes; the checks run on
+// a pool of worker threads (Options::check_threads), each connection's in order on a
+// strand of its own, so a connection whose frames take long to check (60 MB of gzip
+// batches) delays no other connection. Requests are forwarded as soon as they are whole
+// and checked behind; responses are checked first and then forwarded, since one that
+// advertises brokers is rewritten. Reports and the summary are made on the I/O thread, in
+// each connection's frame order.
+//
+// Memory per connection is bounded: a frame is held until it is whole (at most
+// max_frame_size bytes plus one read), reading from a side stops until what was read from
+// it is written to the other side (back-pressure), requests waiting for their check hold
+// at most max_frame_size bytes more (then the client is not read until they are checked),
+// and the requests awaiting a response are bounded (CheckOptions::max_pending). A frame
+// whose size prefix is negative or too large ends that connection only.
 #ifndef KWIRE_TOOLS_PROXY_PROXY_H_
 #define KWIRE_TOOLS_PROXY_PROXY_H_
 
@@ -27,6 +36,7 @@
 
 namespace boost::asio {
 class io_context;
+class thread_pool;
 }
 
 namespace kwire::proxy {
@@ -47,6 +57,12 @@ struct Options {
   /// The broker clients bootstrap from.
   Endpoint broker;
   traffic::CheckOptions check;
+  /// false: frames are split, correlated and forwarded, and only the responses that
+  /// advertise brokers are decoded (to rewrite them); no check, no per-frame report
+  /// (`kwire proxy --check off`: the cost of the relay itself, issue 32 item 6).
+  bool check_frames = true;
+  /// Worker threads for the checks (0: one per hardware thread).
+  size_t check_threads = 0;
   /// Advertised broker addresses rewritten to the proxy's listeners.
   bool rewrite_addresses = true;
   /// Stop at the first frame that does not conform (Proxy::failed()).
@@ -63,10 +79,14 @@ struct Options {
   std::function<void(const Json&)> on_report;
   /// Called once when the proxy stops (Stop, or fail-fast).
   std::function<void()> on_stop;
+  /// Called on a worker thread before each check of a connection's frames (tests use it
+  /// to hold one connection's checks and show that the others go on).
+  std::function<void(uint64_t connection)> before_check;
 };
 
-/// The proxy. Start() binds the first listener; the io_context runs it. Not thread-safe:
-/// use it from the io_context's thread.
+/// The proxy. Start() binds the first listener; the io_context runs it (one thread); the
+/// checks run on the proxy's own worker threads, which keep the io_context busy until
+/// their results are reported. Not thread-safe: use it from the io_context's thread.
 class Proxy {
  public:
   Proxy(boost::asio::io_context& io, Options options);
@@ -94,6 +114,7 @@ class Proxy {
   struct Impl;  // proxy.cc
 
  private:
+  std::unique_ptr<boost::asio::thread_pool> pool_;  // the checks; joined last
   std::shared_ptr<Impl> impl_;
 };
 

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <utility>  // before Boost.Asio 1.74: its awaitable.hpp uses std::exchange
 #include <boost/asio.hpp>
 #include <mutex>
@@ -157,10 +159,12 @@ class FakeBroker {
 // The proxy on its own thread; reports collected.
 class RunningProxy {
  public:
-  RunningProxy(uint16_t broker_port, bool fail_fast) {
+  RunningProxy(uint16_t broker_port, bool fail_fast,
+               const std::function<void(Options&)>& tweak = {}) {
     Options o;
     o.broker = Endpoint{"127.0.0.1", broker_port};
     o.fail_fast = fail_fast;
+    if (tweak) tweak(o);
     o.on_report = [this](const Json& j) {
       std::lock_guard<std::mutex> lock(mu_);
       reports_.push_back(j);
@@ -329,6 +333,106 @@ TEST(Proxy, ClosingInsideAFrameIsAStreamError) {
     }
   }
   EXPECT_EQ(inside, 2u);
+}
+
+// A read that fails instead of hanging when a regression stalls the proxy (the test
+// then fails at the read; no test waits on a timer to pass).
+void FailReadsAfter(int fd, int seconds) {
+  timeval tv{.tv_sec = seconds, .tv_usec = 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+// The checks run on worker threads, a connection's in order on one worker: while one
+// connection's check is held, another connection's frames are checked and forwarded, and
+// the held connection's response is forwarded only once its checks have run.
+TEST(Proxy, AHeldCheckDelaysNoOtherConnection) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  int held = 0;
+  FakeBroker broker(1);
+  RunningProxy proxy(broker.port(), /*fail_fast=*/false, [&](Options& o) {
+    o.check_threads = 2;
+    o.before_check = [&](uint64_t connection) {
+      if (connection != 1) return;
+      std::unique_lock<std::mutex> lock(mu);
+      ++held;
+      cv.notify_all();
+      cv.wait(lock, [&] { return release; });
+    };
+  });
+  const int c1 = Connect(proxy.port());
+  FailReadsAfter(c1, 30);
+  WriteAll(c1, Request(3, 7, ApiVersionsRequest{.client_software_name = "kwire",
+                                                .client_software_version = "1"}));
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return held > 0; });  // connection 1's request check is held
+  }
+  const int c2 = Connect(proxy.port());
+  FailReadsAfter(c2, 30);
+  WriteAll(c2, Request(12, 8, MetadataRequest{}));
+  const std::optional<std::vector<uint8_t>> m = ReadFrame(c2);
+  ASSERT_TRUE(m.has_value()) << "connection 2 stalled behind connection 1's check";
+  EXPECT_EQ(PeekResponseCorrelationId(*m), 8);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(held, 1);  // connection 1's response is still waiting behind its request
+    release = true;
+  }
+  cv.notify_all();
+  const std::optional<std::vector<uint8_t>> a = ReadFrame(c1);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(PeekResponseCorrelationId(*a), 7);
+  close(c1);
+  close(c2);
+  proxy.Stop();
+  EXPECT_EQ(proxy.proxy().summary().frames(), 4u);
+  EXPECT_EQ(proxy.proxy().summary().failures(), 0u);
+  // Reports in each connection's frame order: request, response, close.
+  std::vector<std::string> one;
+  for (const Json& j : proxy.reports()) {
+    if (j.value("connection", uint64_t{0}) != 1) continue;
+    one.push_back(j.contains("verdict") ? j["direction"].get<std::string>()
+                                        : j["event"].get<std::string>());
+  }
+  EXPECT_EQ(one, (std::vector<std::string>{"connect", "request", "response", "close"}));
+}
+
+// --check off: frames are forwarded and only correlated; addresses are still rewritten.
+TEST(Proxy, CheckOffForwardsAndStillRewrites) {
+  uint16_t other_port = 0;
+  const int other = Listen(other_port);
+  FakeBroker broker(other_port);
+  RunningProxy proxy(broker.port(), /*fail_fast=*/false,
+                     [](Options& o) { o.check_frames = false; });
+  const int c = Connect(proxy.port());
+  WriteAll(c, Request(3, 1, ApiVersionsRequest{.client_software_name = "kwire",
+                                                .client_software_version = "1"}));
+  ASSERT_TRUE(ReadFrame(c).has_value());
+  WriteAll(c, Request(12, 2, MetadataRequest{}));
+  const std::optional<std::vector<uint8_t>> m = ReadFrame(c);
+  ASSERT_TRUE(m.has_value());
+  absl::StatusOr<ResponseFrame> decoded = DecodeResponseFrame(*m, 3, 12);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  const MetadataResponse& md = *decoded->body.get<MetadataResponse>();
+  ASSERT_EQ(md.brokers.size(), 2u);
+  EXPECT_EQ(md.brokers[0].port, proxy.port());
+  EXPECT_NE(md.brokers[1].port, other_port);
+  close(c);
+  close(other);
+  proxy.Stop();
+  const traffic::Summary& s = proxy.proxy().summary();
+  EXPECT_EQ(s.frames(), 4u);
+  EXPECT_EQ(s.failures(), 0u);
+  EXPECT_NE(s.Table().find("unchecked 1"), std::string::npos) << s.Table();
+  size_t verdicts = 0, rewritten = 0;
+  for (const Json& j : proxy.reports()) {
+    verdicts += j.contains("verdict");
+    if (j.value("event", "") == "rewritten") rewritten += j["rewritten"].get<size_t>();
+  }
+  EXPECT_EQ(verdicts, 0u);  // no frame lines
+  EXPECT_EQ(rewritten, 2u);
 }
 
 TEST(Proxy, LoopbackOnly) {

@@ -16,12 +16,14 @@ const char* VerdictName(Verdict v) {
     case Verdict::kNotCanonical: return "not_canonical";
     case Verdict::kUncorrelated: return "uncorrelated";
     case Verdict::kOpaque: return "opaque";
+    case Verdict::kUnchecked: return "unchecked";
   }
   return "?";
 }
 
 bool Conforms(Verdict v) {
-  return v == Verdict::kOk || v == Verdict::kRefused || v == Verdict::kOpaque;
+  return v == Verdict::kOk || v == Verdict::kRefused || v == Verdict::kOpaque ||
+         v == Verdict::kUnchecked;
 }
 
 namespace {
@@ -76,6 +78,7 @@ FrameReport ConnectionCheck::OnRequest(std::span<const uint8_t> frame,
     r.api_key = ids->api_key;
     r.api_version = ids->api_version;
     r.correlation_id = ids->correlation_id;
+    r.correlation_id_read = true;
   }
   absl::StatusOr<BrokerRead> read = ReadRequestAsBroker(frame, frame_options_);
   if (raw_sasl_) {
@@ -126,7 +129,10 @@ FrameReport ConnectionCheck::OnResponse(std::span<const uint8_t> frame,
     r.message = "a SASL token (after SaslHandshake v0)";
     return r;
   }
-  if (const std::optional<int32_t> id = PeekResponseCorrelationId(frame)) r.correlation_id = *id;
+  if (const std::optional<int32_t> id = PeekResponseCorrelationId(frame)) {
+    r.correlation_id = *id;
+    r.correlation_id_read = true;
+  }
   absl::StatusOr<Correlator::Match> match = correlator_.TakeResponseFrame(frame);
   if (!match.ok()) {
     r.verdict = Verdict::kUncorrelated;
@@ -162,12 +168,11 @@ Json ReportJson(const FrameReport& r) {
   j["direction"] = r.way == Way::kRequest ? "request" : "response";
   if (r.api_key >= 0) {
     j["api_key"] = r.api_key;
-    const ApiInfo* api = FindApi(r.api_key);
-    j["api"] = api != nullptr ? api->name : "";
+    if (const ApiInfo* api = FindApi(r.api_key)) j["api"] = api->name;
     j["version"] = r.api_version;
   }
   if (r.body_version >= 0 && r.body_version != r.api_version) j["body_version"] = r.body_version;
-  j["correlation_id"] = r.correlation_id;
+  if (r.correlation_id_read) j["correlation_id"] = r.correlation_id;
   j["size"] = r.size;
   j["verdict"] = VerdictName(r.verdict);
   if (r.error) {
@@ -202,7 +207,7 @@ std::string Summary::Table() const {
     std::string other;
     for (const auto& [v, n] : verdicts) {
       total += n;
-      if (Conforms(v)) {
+      if (Conforms(v) && v != Verdict::kUnchecked) {  // "unchecked" is listed, not counted
         good += n;
       } else {
         other += absl::StrFormat("%s%s %d", other.empty() ? "" : ", ", VerdictName(v), n);

@@ -47,10 +47,12 @@ enum class Verdict : uint8_t {
   kNotCanonical,  ///< decodes, but re-encodes to other bytes (first_difference)
   kUncorrelated,  ///< a response no request we saw awaits: its type is unknown
   kOpaque,        ///< not a Kafka message: a raw SASL token (SaslHandshake v0)
+  kUnchecked,     ///< forwarded without a check (`kwire proxy --check off`)
 };
-/// "ok", "refused", "rejected", "not_canonical", "uncorrelated", "opaque".
+/// "ok", "refused", "rejected", "not_canonical", "uncorrelated", "opaque", "unchecked".
 const char* VerdictName(Verdict v);
-/// Whether a frame with this verdict conforms (kOk, kRefused and kOpaque do).
+/// Whether a frame with this verdict conforms (kOk, kRefused and kOpaque do) or at least
+/// fails nothing (kUnchecked).
 bool Conforms(Verdict v);
 
 /// What became of one frame.
@@ -61,6 +63,7 @@ struct FrameReport {
   int16_t api_version = -1;
   int16_t body_version = -1;  ///< ApiVersions read as the KIP-511 v0 fallback: 0
   int32_t correlation_id = 0;
+  bool correlation_id_read = false;  ///< false: too short to hold one (0 above means nothing)
   size_t size = 0;            ///< bytes, size prefix included
   Verdict verdict = Verdict::kOk;
   std::optional<Error> error;          ///< kRejected: the codec's error
@@ -71,7 +74,8 @@ struct FrameReport {
 };
 
 /// The report of one frame as one JSON object: {"connection", "direction", "api_key",
-/// "api", "version", "correlation_id", "size", "verdict", and as they apply "error"
+/// "api" (only for an API key kwire knows), "version", "correlation_id" (only when one
+/// was read), "size", "verdict", and as they apply "error"
 /// ({"kind", "offset", "path", "message"}), "first_difference", "refusals",
 /// "body_version", "unanswered"}.
 Json ReportJson(const FrameReport& r);
