@@ -205,7 +205,10 @@ public final class Cost {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, opt.get("bootstrap"));
     try (Admin admin = Admin.create(p)) {
-      admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+      // A 1 MiB batch plus its record overhead is above the default max.message.bytes
+      // (1,048,588): the topic allows 2 MiB.
+      admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)
+          .configs(Map.of("max.message.bytes", "2097152")))).all().get();
     } catch (java.util.concurrent.ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException)) throw e;
     }
