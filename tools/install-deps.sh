@@ -53,6 +53,9 @@ packages=(
   # conformance/testees/kafka-python: kafka-python 2.0.2 as a conformance testee (ctest
   # kwire.conformance_testee_kafka_python; issue 17)
   python3-kafka
+  # the browser tests of the HTML pages (tools/html/browser_test.py, ctest -L browser;
+  # issue 34): headless Chromium and its driver, driven by Selenium (~424 MB installed)
+  chromium chromium-driver python3-selenium
 )
 if [ "$peers" = 1 ]; then
   # opt-in: the sarama peer of bench/peers/run.sh and the sarama conformance testee

@@ -1,6 +1,8 @@
 #include "codec/protocol/registry.h"
 
 #include <cctype>
+#include <charconv>
+#include <utility>
 #include <string>
 
 namespace kwire {
@@ -66,6 +68,32 @@ int16_t ResponseHeaderVersion(int16_t api_key, int16_t api_version) {
   if (api_key == kApiVersions) return 0;
   const ApiInfo* api = FindApi(api_key);
   return api != nullptr && api->IsFlexible(api_version) ? 1 : 0;
+}
+
+bool ReleaseBefore(std::string_view a, std::string_view b) {
+  auto parse = [](std::string_view s) {
+    int major = 0, minor = 0;
+    const char* end = s.data() + s.size();
+    const auto [dot, ec] = std::from_chars(s.data(), end, major);
+    if (ec == std::errc() && dot != end && *dot == '.') std::from_chars(dot + 1, end, minor);
+    return std::pair(major, minor);
+  };
+  return parse(a) < parse(b);
+}
+
+ReleaseSpan ApiReleaseSpan(const ApiInfo& api) {
+  ReleaseSpan span;
+  for (const VersionReleases& r : api.releases) {
+    const char* f = r.seen != nullptr ? r.seen : r.first;
+    if (f != nullptr && (span.first == nullptr || ReleaseBefore(f, span.first))) {
+      span.first = f;
+      span.or_earlier = r.or_earlier;
+    }
+    if (r.last != nullptr && (span.last == nullptr || ReleaseBefore(span.last, r.last))) {
+      span.last = r.last;
+    }
+  }
+  return span;
 }
 
 }  // namespace kwire

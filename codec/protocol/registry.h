@@ -70,6 +70,19 @@ struct ApiInfo {
   }
 };
 
+/// Whether Kafka release `a` ("3.9") comes before `b` ("3.10", "4.0"): by major, then
+/// minor version (the names of tools/kafka-releases.txt).
+bool ReleaseBefore(std::string_view a, std::string_view b);
+
+/// The Kafka releases that have an API at all, unstable versions included.
+struct ReleaseSpan {
+  const char* first = nullptr;  ///< oldest release with any version, nullptr if none
+  bool or_earlier = false;      ///< `first` is the oldest release imported: "2.2 or earlier"
+  const char* last = nullptr;   ///< newest release with any version
+};
+/// The span of `api` over every version's VersionReleases.
+ReleaseSpan ApiReleaseSpan(const ApiInfo& api);
+
 /// Every API, ordered by API key.
 std::span<const ApiInfo> AllApis();
 /// The API with this key, or nullptr.

@@ -127,5 +127,26 @@ TEST(Registry, RenamedApisKeepTheirOldNames) {
   EXPECT_EQ(FindApi(94)->name, std::string_view("UnregisterController"));
 }
 
+TEST(Registry, ReleasesCompareByMajorThenMinor) {
+  EXPECT_TRUE(ReleaseBefore("3.9", "3.10"));
+  EXPECT_FALSE(ReleaseBefore("3.10", "3.9"));
+  EXPECT_TRUE(ReleaseBefore("2.8", "3.0"));
+  EXPECT_FALSE(ReleaseBefore("4.4", "4.4"));
+}
+
+TEST(Registry, ApiReleaseSpanCoversEveryVersion) {
+  const ReleaseSpan produce = ApiReleaseSpan(*FindApi(0));  // v0-2 end in 3.9, v3+ in 4.4
+  EXPECT_STREQ(produce.first, "2.2");
+  EXPECT_TRUE(produce.or_earlier);
+  EXPECT_STREQ(produce.last, "4.4");
+  const ReleaseSpan leader_and_isr = ApiReleaseSpan(*FindApi(4));  // ZooKeeper only
+  EXPECT_STREQ(leader_and_isr.first, "2.2");
+  EXPECT_STREQ(leader_and_isr.last, "3.9");
+  const ReleaseSpan heartbeat = ApiReleaseSpan(*FindApi(68));  // KIP-848, from 3.7
+  EXPECT_STREQ(heartbeat.first, "3.7");
+  EXPECT_FALSE(heartbeat.or_earlier);
+  EXPECT_STREQ(heartbeat.last, "4.4");
+}
+
 }  // namespace
 }  // namespace kwire

@@ -1,7 +1,6 @@
 #include "tools/kwire/cli.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -40,6 +39,11 @@
 #if KWIRE_HAVE_DIFF
 #include "tools/diff/diff.h"
 #endif
+#if KWIRE_HAVE_BROKERFUZZ
+#include "tools/brokerfuzz/brokerfuzz.h"
+#endif
+#include "tools/html/page.h"
+#include "tools/html/site.h"
 #include "tools/json/json.h"
 #if KWIRE_HAVE_RECORDS_PRINT
 #include "codec/records/print_records.h"
@@ -63,6 +67,7 @@ constexpr const char* kMainUsage =
     "                 --json, the message as JSON)\n"
     "  encode         encode frames given as JSON (conformance/FORMAT.md) and print them\n"
     "  explain        print the object tree and byte layout of a frame read from stdin\n"
+    "                 (--html FILE: one self-contained HTML page instead)\n"
     "  conformance    run the conformance vectors (decode, byte-identical re-encode,\n"
     "                 minimal instance, seed trees); JUnit / JSON reports; with\n"
     "                 --testee, the JSON Lines vectors against any implementation\n"
@@ -73,6 +78,10 @@ constexpr const char* kMainUsage =
     "                 reassembled, Kafka frames checked both ways\n"
     "  diff           a differential campaign: mutated frames sent to several testees,\n"
     "                 their answers compared, disagreements minimized\n"
+    "  broker-fuzz    a live broker under hostile frames: mutated requests sent over\n"
+    "                 loopback, every answer checked, ApiVersions and RSS watched\n"
+    "  site           write the documentation site: an index of every API and a page per\n"
+    "                 API with its minimal frames byte by byte (HTML)\n"
     "  help [command] this text, or a command's help (same as `kwire <command> --help`)\n"
     "\n"
     "exit status: 0 success, 1 failure, 2 usage error, 3 (decode) a request a broker\n"
@@ -189,7 +198,7 @@ constexpr const char* kEncodeUsage =
 constexpr const char* kExplainUsage =
     "usage: kwire explain <request|response> [--api K --version V | --requests FILE]\n"
     "                     [--binary] [--quirks LIST] [--records validate|opaque]\n"
-    "                     [--width N] [--show-secrets]\n"
+    "                     [--width N] [--show-secrets] [--html FILE]\n"
     "       kwire explain --vector FILE:LINE [...]   (a conformance vector's frame)\n"
     "\n"
     "Reads frames like `kwire decode` and prints, for each, its byte layout (16 bytes per\n"
@@ -204,7 +213,28 @@ constexpr const char* kExplainUsage =
     "`kwire decode`, and\n"
     "  --width N        fit the object tree in N columns (default 120; 0: no limit):\n"
     "                   long values are shortened, long notes wrap\n"
-    "  --show-secrets   print sensitive fields and their bytes\n";
+    "  --show-secrets   print sensitive fields and their bytes\n"
+    "  --html FILE      write one self-contained HTML page for all frames read to FILE\n"
+    "                   ('-': stdout) instead of the text: per frame a summary, the bytes\n"
+    "                   in a grid coloured by section (framing, header, body, RecordBatch,\n"
+    "                   Record, tagged fields), the object tree (hover or click a byte to\n"
+    "                   find its field, a field to see its bytes), a failure marked in both.\n"
+    "                   No network, no external file; the exit status is the same\n";
+
+constexpr const char* kSiteUsage =
+    "usage: kwire site OUTDIR [--all-versions]\n"
+    "\n"
+    "Writes the documentation site into OUTDIR (created if missing; its pages are\n"
+    "overwritten): index.html lists every API (key, name, request and response versions,\n"
+    "flexible versions, removed versions, the Kafka release in which each version was first\n"
+    "stable), and <Api>.html shows an API at its newest version: the documented minimal\n"
+    "request and response frames (as `kwire minimal`), each with a summary, its bytes in a\n"
+    "grid coloured by section, its object tree, and the message schema from kwire's own\n"
+    "definitions (codec/defs). Every page is self-contained HTML (no network).\n"
+    "Exits 1 when a page cannot be written or a minimal frame cannot be made.\n"
+    "\n"
+    "options:\n"
+    "  --all-versions   also a page per version, <Api>-v<N>.html\n";
 
 constexpr const char* kConformanceUsage =
     "usage: kwire conformance [dir] [--expected-failures FILE] [--junit FILE] [--json FILE]\n"
@@ -577,18 +607,6 @@ std::string RangeText(VersionRange r) {
   return absl::StrFormat("%d-%d", r.lo, r.hi);
 }
 
-// "3.10" after "3.9": releases compare by major, then minor.
-bool ReleaseLess(std::string_view a, std::string_view b) {
-  auto parse = [](std::string_view s) {
-    int major = 0, minor = 0;
-    const char* end = s.data() + s.size();
-    const auto [dot, ec] = std::from_chars(s.data(), end, major);
-    if (ec == std::errc() && dot != end && *dot == '.') std::from_chars(dot + 1, end, minor);
-    return std::pair(major, minor);
-  };
-  return parse(a) < parse(b);
-}
-
 // "2.4", "<=2.2" (the oldest release imported), "-" (never stable), from a release span.
 std::string FirstRelease(const VersionReleases& r) {
   if (r.first == nullptr) return "-";
@@ -598,20 +616,10 @@ std::string FirstRelease(const VersionReleases& r) {
 // The Kafka releases that have an API at all (unstable versions included): "<=2.2-4.4",
 // "2.8-3.9", "4.4".
 std::string ApiReleases(const ApiInfo& api) {
-  const char* first = nullptr;
-  bool or_earlier = false;
-  const char* last = nullptr;
-  for (const VersionReleases& r : api.releases) {
-    const char* f = r.seen != nullptr ? r.seen : r.first;
-    if (f != nullptr && (first == nullptr || ReleaseLess(f, first))) {
-      first = f;
-      or_earlier = r.or_earlier;
-    }
-    if (last == nullptr || ReleaseLess(last, r.last)) last = r.last;
-  }
-  if (first == nullptr) return "-";
-  if (!or_earlier && std::string_view(first) == last) return first;
-  return absl::StrCat(or_earlier ? "<=" : "", first, "-", last);
+  const ReleaseSpan span = ApiReleaseSpan(api);
+  if (span.first == nullptr || span.last == nullptr) return "-";
+  if (!span.or_earlier && std::string_view(span.first) == span.last) return span.first;
+  return absl::StrCat(span.or_earlier ? "<=" : "", span.first, "-", span.last);
 }
 
 // One line per version of one API: the releases that have it and what it is today.
@@ -1156,6 +1164,20 @@ int Encode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err
   return good == inputs.size() ? kExitOk : kExitFailure;
 }
 
+// Writes `text` to the file `path` ("-": to `out`); false, with a message, when it cannot.
+bool WriteText(const std::string& path, const std::string& text, std::ostream& out,
+               std::ostream& err, const char* cmd) {
+  if (path == "-") {
+    out << text;
+    return true;
+  }
+  std::ofstream o(path, std::ios::binary | std::ios::trunc);
+  o << text;
+  o.close();
+  if (!o) err << "kwire " << cmd << ": cannot write " << path << "\n";
+  return static_cast<bool>(o);
+}
+
 int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& err, Usage& u) {
   FrameInput f;
   if (int rc = ReadFrameInput(a, in, err, "explain", f, u); rc >= 0) return rc;
@@ -1178,18 +1200,26 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
 #if KWIRE_HAVE_RECORDS_PRINT
   options.records = &PrintRecordBatches;  // RecordBatch v2 / message set rows
 #endif
+  const std::optional<std::string> html_file = a.Get("html");  // --html: a page, no text
+  std::vector<html::FrameView> pages;
   std::string split_error;
   const std::vector<StreamFrame> frames = SplitStream(f.bytes, split_error);
   size_t good = 0;
   for (size_t i = 0; i < frames.size(); ++i) {
     const std::span<const uint8_t> bytes = frames[i].bytes;
     const std::string prefix = FramePrefix(frames, i);
-    if (frames.size() > 1) {
+    if (frames.size() > 1 && !html_file) {
       out << (i > 0 ? "\n" : "")
           << absl::StrFormat("== frame %d of %d, at byte %d of the stream ==\n", i + 1,
                              frames.size(), frames[i].at);
     }
     FrameExplanation ex;
+    html::FrameView view;
+    view.dir = f.dir;
+    if (frames.size() > 1) {
+      view.heading = absl::StrFormat("frame %d of %d, at byte %d of the stream", i + 1,
+                                     frames.size(), frames[i].at);
+    }
     if (f.dir == Direction::kRequest) {
       ex = ExplainRequestFrame(bytes, options);
     } else {
@@ -1200,12 +1230,19 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
         continue;
       }
       ex = ExplainResponseFrame(bytes, key, version, options);
+      view.api_key = key;
+      view.api_version = version;
     }
-    std::string tree = RenderObjectTree(ex.nodes, width);
-    if (tree.empty() || tree.back() != '\n') tree += '\n';
-    out << ex.title << "\n\n"
-        << RenderByteLayout(ex.bytes, ex.nodes) << "\nobject tree\n"
-        << tree;
+    if (html_file) {
+      view.ex = ex;
+      pages.push_back(std::move(view));
+    } else {
+      std::string tree = RenderObjectTree(ex.nodes, width);
+      if (tree.empty() || tree.back() != '\n') tree += '\n';
+      out << ex.title << "\n\n"
+          << RenderByteLayout(ex.bytes, ex.nodes) << "\nobject tree\n"
+          << tree;
+    }
     if (!ex.status.ok()) {
       err << "kwire explain: " << prefix << ex.status.message() << "\n";
       continue;
@@ -1217,7 +1254,29 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
     ++good;
   }
   if (!split_error.empty()) err << "kwire explain: " << split_error << "\n";
+  if (html_file && !WriteText(*html_file, html::ExplainPage(pages), out, err, "explain")) {
+    return kExitFailure;
+  }
   return good == frames.size() && split_error.empty() ? kExitOk : kExitFailure;
+}
+
+int Site(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
+  if (a.positional.size() != 1) {
+    u.Fail("expected one OUTDIR");
+    return kExitUsage;
+  }
+  html::SiteOptions options;
+  options.out_dir = a.positional[0];
+  options.all_versions = a.flags.count("all-versions") > 0;
+  const absl::StatusOr<html::SiteResult> r = html::WriteSite(options);
+  if (!r.ok()) {
+    err << "kwire site: " << r.status().message() << "\n";
+    return kExitFailure;
+  }
+  for (const std::string& failure : r->failures) err << "kwire site: " << failure << "\n";
+  out << absl::StrFormat("kwire site: %d pages (%d bytes) in %s\n", r->pages, r->bytes,
+                         options.out_dir);
+  return r->failures.empty() ? kExitOk : kExitFailure;
 }
 
 namespace fs = std::filesystem;
@@ -1664,6 +1723,30 @@ int Diff(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
 #endif
 }
 
+#if !KWIRE_HAVE_BROKERFUZZ
+constexpr const char* kBrokerFuzzUnavailable =
+    "kwire broker-fuzz: not in this build: it needs the fuzz mutator (configure with\n"
+    "KWIRE_FUZZERS=ON, the default of a top-level build)\n";
+#endif
+
+// `kwire broker-fuzz` (tools/brokerfuzz): its options parsed there, then BrokerFuzzMain.
+int BrokerFuzz(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
+#if KWIRE_HAVE_BROKERFUZZ
+  if (!RequireNoPositional(a, 0, u)) return kExitUsage;
+  brokerfuzz::Options o;
+  std::string error;
+  if (!brokerfuzz::ParseOptions(a.values, a.flags, {DefaultVectorsDir()}, o, error)) {
+    u.Fail(error);
+    return kExitUsage;
+  }
+  return brokerfuzz::BrokerFuzzMain(o, out, err);
+#else
+  (void)a, (void)out, (void)u;
+  err << kBrokerFuzzUnavailable;
+  return kExitUsage;
+#endif
+}
+
 struct Command {
   const char* name;
   const char* usage;
@@ -1680,7 +1763,7 @@ const std::vector<Command>& Commands() {
        {"binary", "quiet", "json"}},
       {"encode", kEncodeUsage, {}, {"binary"}},
       {"explain", kExplainUsage,
-       {"api", "version", "quirks", "records", "requests", "width", "vector"},
+       {"api", "version", "quirks", "records", "requests", "width", "vector", "html"},
        {"binary", "show-secrets"}},
       {"conformance", kConformanceUsage,
        {"expected-failures", "junit", "json", "testee", "category", "api", "version", "direction",
@@ -1700,6 +1783,13 @@ const std::vector<Command>& Commands() {
         "expected", "minimize", "max-rss"},
        {},
        {"testee", "seeds"}},
+      {"site", kSiteUsage, {}, {"all-versions"}},
+#if KWIRE_HAVE_BROKERFUZZ
+      {"broker-fuzz", brokerfuzz::kUsage, brokerfuzz::ValuedOptions(), brokerfuzz::FlagOptions(),
+       brokerfuzz::RepeatableOptions()},
+#else
+      {"broker-fuzz", kBrokerFuzzUnavailable, {}, {}},
+#endif
   };
   return commands;
 }
@@ -1786,6 +1876,10 @@ int Run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     rc = Pcap(a, out, err, u);
   else if (name == "diff")
     rc = Diff(a, out, err, u);
+  else if (name == "broker-fuzz")
+    rc = BrokerFuzz(a, out, err, u);
+  else if (name == "site")
+    rc = Site(a, out, err, u);
   else
     rc = Conformance(a, out, err, u);
   if (!u.ok()) {

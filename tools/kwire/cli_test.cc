@@ -83,7 +83,7 @@ TEST(KwireCli, UsageErrorsAreShort) {
 }
 
 TEST(KwireCli, EveryCommandHasHelp) {
-  for (const char* cmd : {"apis", "minimal", "decode", "encode", "explain", "conformance"}) {
+  for (const char* cmd : {"apis", "minimal", "decode", "encode", "explain", "conformance", "site"}) {
     const Outcome o = Kwire({cmd, "--help"});
     EXPECT_EQ(o.rc, kExitOk) << cmd;
     EXPECT_THAT(o.out, StartsWith(std::string("usage: kwire ") + cmd)) << cmd;

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Checks the reasons of the short differential run's broad expected classes.
+
+kwire diff's signature of a verdict difference names kwire strict's reading of the frame,
+not where `kwire testee --quirks java` and Apache Kafka's testee part, so two lines of
+tools/brokerfuzz/diff-expected.txt match by verdicts alone. This script reads the run's
+findings.jsonl (each finding with every testee's answer) and checks that each finding of
+those verdicts is what the line says:
+
+  M1  --quirks java and Kafka both read the frame, with other values: every difference is
+      a member kwire shows and Java's answer lacks, holding its default value (a known
+      tagged field present with its default: Java's objects cannot tell it from absent).
+  J1  --quirks java rejects, Kafka reads: kwire's error is a tagged-field count of 2^31 or
+      more ("tagged field count N" with N >= 2^31), which Java's int loop skips.
+
+Usage: diff-explain.py FINDINGS.jsonl...   Exit 0 when every such finding is explained, 1
+with the ones that are not (their ids, signatures and what differs), 2 on a usage error.
+"""
+import json
+import re
+import sys
+
+JAVA, KAFKA = "kwire[java]", "apache-kafka"
+
+
+def is_default(v):
+    """A value as FORMAT.md writes a default: 0, false, "", empty array, null, a zero uuid,
+    an int64 "0", or an object all of whose members are defaults."""
+    if v in (0, False, "", None, "0", []):
+        return True
+    if isinstance(v, str) and re.fullmatch(r"0{32}", v):
+        return True
+    if isinstance(v, dict):
+        return all(is_default(x) for k, x in v.items() if k != "_unknownTaggedFields")
+    return False
+
+
+def differences(a, b, path=""):
+    """(kind, path, value) for each place the JSON values a (kwire) and b (Java) differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k, v in a.items():
+            out += [("only kwire", f"{path}.{k}", v)] if k not in b else differences(v, b[k], f"{path}.{k}")
+        out += [("only java", f"{path}.{k}", v) for k, v in b.items() if k not in a]
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [("length", path, (len(a), len(b)))]
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += differences(x, y, f"{path}[{i}]")
+        return out
+    return [] if a == b or str(a) == str(b) else [("value", path, (a, b))]
+
+
+def explain(finding):
+    """None when the finding is not one this script judges, else (ok, why)."""
+    answers = finding.get("answers", {})
+    java, kafka = answers.get(JAVA, {}), answers.get(KAFKA, {})
+    jr, kr = java.get("result"), kafka.get("result")
+    if jr == "rejected" and kr == "ok":
+        m = re.search(r"tagged field count (\d+)", java.get("error", ""))
+        if m and int(m.group(1)) >= 2**31:
+            return True, "J1"
+        return False, "--quirks java rejects what Kafka reads: " + java.get("error", "")[:200]
+    if jr == "ok" and kr == "ok":
+        diffs = differences(java.get("body"), kafka.get("body"), "body")
+        diffs += differences(java.get("header"), kafka.get("header"), "header")
+        if not diffs:
+            return None
+        bad = [d for d in diffs if not (d[0] == "only kwire" and is_default(d[2]))]
+        if not bad:
+            return True, "M1"
+        return False, "values differ: " + "; ".join(f"{k} {p} {json.dumps(v)[:80]}" for k, p, v in bad[:3])
+    return None
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if len(argv) > 1 else 2
+    unexplained, counts = [], {}
+    for path in argv[1:]:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                finding = json.loads(line)
+                verdict = explain(finding)
+                if verdict is None:
+                    continue
+                ok, why = verdict
+                if ok:
+                    counts[why] = counts.get(why, 0) + 1
+                else:
+                    unexplained.append((finding.get("id"), finding.get("signature"), why))
+    print("diff-explain: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) +
+          f"; {len(unexplained)} unexplained")
+    for fid, sig, why in unexplained:
+        print(f"  {fid}  {sig}\n      {why}")
+    return 1 if unexplained else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
