@@ -56,6 +56,9 @@ packages=(
   # the browser tests of the HTML pages (tools/html/browser_test.py, ctest -L browser;
   # issue 34): headless Chromium and its driver, driven by Selenium (~424 MB installed)
   chromium chromium-driver python3-selenium
+  # the benchmark charts (bench/charts.py: bench/compare chart, bench/peers/peer_table.py;
+  # ctest bench.charts_python; issue 34)
+  python3-matplotlib
 )
 if [ "$peers" = 1 ]; then
   # opt-in: the sarama peer of bench/peers/run.sh and the sarama conformance testee

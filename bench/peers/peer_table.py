@@ -10,7 +10,8 @@ files run.sh leaves in OUT:
                                        "unsupported: why")
   meta.json                            the command, versions, load, time
 
-Usage: bench/peers/peer_table.py OUT_DIR      (prints markdown; writes OUT_DIR/peers.json)
+Usage: bench/peers/peer_table.py OUT_DIR      (prints markdown; writes OUT_DIR/peers.json,
+       and the tables as bar charts OUT_DIR/peers.svg and peers-cpu.svg: bench/charts.py)
 
 Every figure is the median over the rounds of the time per operation: wall time (kwire:
 Google Benchmark's real_time; Go: testing.Benchmark's ns/op; Rust: Instant; Java: JMH's
@@ -406,10 +407,29 @@ def main():
     print_table(cols, rows, "cpu", "CPU time")
     print_allocs(cols, rows)
     tg = targets(rows)
+    doc = {"meta": meta, "frames": frames, "checks": checks,
+           "columns": {c: label(c) for c in cols}, "rows": rows, "targets": tg}
     with open(os.path.join(out, "peers.json"), "w") as f:
-        json.dump({"meta": meta, "frames": frames, "checks": checks,
-                   "columns": {c: label(c) for c in cols}, "rows": rows, "targets": tg},
-                  f, indent=1)
+        json.dump(doc, f, indent=1)
+    write_charts(doc, out)
+
+
+def write_charts(doc, out):
+    """The tables above as bars (bench/charts.py): OUT/peers.svg (wall time) and
+    OUT/peers-cpu.svg (CPU time); a note instead when matplotlib is missing."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import charts  # noqa: E402  (bench/charts.py)
+    for field, name in (("wall", "peers.svg"), ("cpu", "peers-cpu.svg")):
+        path = os.path.join(out, name)
+        try:
+            charts.peer_chart(doc, path, field)
+        except RuntimeError as e:
+            print("(no charts: %s)" % e)
+            return
+        except ValueError as e:
+            print("(no %s chart: %s)" % (field, e))
+            continue
+        print("Chart (%s time): %s" % ("wall" if field == "wall" else "CPU", path))
 
 
 if __name__ == "__main__":
