@@ -191,8 +191,13 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
   fo.decode = options.decode;
   fo.records_mode = options.records_mode;
   const ApiInfo* const keyed = FindApi(api_key);
+  // An ApiVersions version above kwire's newest is read as KIP-511's v0 fallback.
+  const bool newer_api_versions = keyed != nullptr && api_key == 18 &&
+                                  api_version > keyed->response_versions().hi;
   const ApiInfo* const api =
-      keyed != nullptr && keyed->response_versions().Contains(api_version) ? keyed : nullptr;
+      keyed != nullptr && (keyed->response_versions().Contains(api_version) || newer_api_versions)
+          ? keyed
+          : nullptr;
   PrintBuilder b(frame, options, ex.nodes);
   const Reader start(frame);
   const size_t root = b.Open(start, Kind::kMessage, "", "", "");

@@ -210,11 +210,21 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
     r.Fail(ErrorKind::kUnknownApiKey, absl::StrFormat("api key %d", api_key));
     return r.error().ToStatus();
   }
-  if (!api->response_versions().Contains(api_version)) {
-    r.Fail(ErrorKind::kUnsupportedVersion,
-           absl::StrFormat("%s version %d, valid versions are %d-%d", api->name, api_version,
-                           api->response_versions().lo, api->response_versions().hi));
-    return r.error().ToStatus();
+  const auto unsupported = [&]() {
+    Reader at_start(frame, 0, decode);
+    at_start.Fail(ErrorKind::kUnsupportedVersion,
+                  absl::StrFormat("%s version %d, valid versions are %d-%d", api->name,
+                                  api_version, api->response_versions().lo,
+                                  api->response_versions().hi));
+    return at_start.error();
+  };
+  // KIP-511 for a version above kwire's newest (a client newer than kwire's definitions):
+  // no body at that version can be read, but the broker's v0 fallback can. Negative
+  // versions stay unsupported (no client sends them; Java's parse would try v0 there too).
+  const bool newer_api_versions =
+      api_key == kApiVersionsKey && api_version > api->response_versions().hi;
+  if (!api->response_versions().Contains(api_version) && !newer_api_versions) {
+    return unsupported().ToStatus();
   }
   ReadSizePrefix(r, frame.size(), options, observer);
   if (!r.ok()) return r.error().ToStatus();
@@ -228,9 +238,15 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
     // The observer sees one walk: find out first (plainly) which version reads.
     ApiVersionsResponse trial;
     if (may_fall_back && r.ok() &&
-        !ReadApiVersionsAt(frame, r.offset(), api_version, decode, &trial).has_value()) {
+        (newer_api_versions ||
+         !ReadApiVersionsAt(frame, r.offset(), api_version, decode, &trial).has_value())) {
       v0 = ReadApiVersionsAt(frame, r.offset(), 0, decode, &trial);
       if (v0.has_value() && TakeFallback(*v0, decode.quirks)) version = 0;
+    }
+    if (newer_api_versions && version != 0) {
+      if (!r.ok()) return r.error().ToStatus();
+      const Error e = unsupported();
+      return v0.has_value() ? WithV0Hint(e, *v0) : e.ToStatus();
     }
     observer->ReadBody(r, *api->response, version, out);
     ExpectEnd(r, "response body");
@@ -239,6 +255,16 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
   }
   DecodeBody(r, *header_version, *header);
   const size_t body_at = r.offset();
+  if (newer_api_versions) {
+    if (!r.ok()) return r.error().ToStatus();
+    const std::optional<int16_t> v0 =
+        ReadApiVersionsAt(frame, body_at, 0, decode, static_cast<ApiVersionsResponse*>(out));
+    if (v0.has_value() && TakeFallback(*v0, decode.quirks)) {
+      *body_version = 0;
+      return absl::OkStatus();
+    }
+    return v0.has_value() ? WithV0Hint(unsupported(), *v0) : unsupported().ToStatus();
+  }
   api->response->decode(r, api_version, out);
   ExpectEnd(r, "response body");
   if (r.ok() || !may_fall_back || r.error().offset < body_at) return r.error().ToStatus();

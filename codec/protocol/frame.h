@@ -123,11 +123,11 @@ absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
                                                 const FrameOptions& options = {});
 
 /// Decodes one response frame (size prefix included) of (api_key, api_version).
-/// ApiVersions (KIP-511): a body that does not decode at `api_version` (> 0) is read
-/// again at v0, and taken when it decodes whole with error code 35 UNSUPPORTED_VERSION —
-/// with any error code under kQuirkApiVersionsAnyFallback (Java's
+/// ApiVersions (KIP-511): a body that does not decode at `api_version` (> 0; also any
+/// version above kwire's newest) is read at v0 and taken when it decodes whole with error
+/// code 35 UNSUPPORTED_VERSION — any code under kQuirkApiVersionsAnyFallback (Java's
 /// ApiVersionsResponse.parse); `body_version` says which. Otherwise the error is the one
-/// at `api_version`, its detail naming the v0 reading when there is one.
+/// at `api_version` (above the newest: kUnsupportedVersion), the v0 reading in its detail.
 absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame,
                                                   int16_t api_key, int16_t api_version,
                                                   const FrameOptions& options = {});

@@ -673,5 +673,66 @@ TEST(ApiVersionsFallback, StrictTakesOnlyError35JavaTakesAnyV0Body) {
   EXPECT_FALSE(DecodeResponseFrame(frame, 3, 3).ok());
 }
 
+TEST(ApiVersionsFallback, AVersionAboveKwiresNewestTakesTheV0Fallback) {
+  // A client newer than kwire's definitions asks ApiVersions v(newest + 1) or more; the
+  // broker answers KIP-511's v0 fallback, which kwire reads (the proxy and the capture
+  // reader see such pairs). Found by kwire broker-fuzz: Kafka 4.4.0 answers v129 so.
+  const int16_t newest = FindApi(kApiVersions)->response_versions().hi;
+  const Bytes frame = Hex("000000100000007b002300000001001200000004");
+  for (int16_t asked : {static_cast<int16_t>(newest + 1), int16_t{129}, int16_t{32767}}) {
+    SCOPED_TRACE(asked);
+    for (uint32_t quirks : {0u, kQuirksJava}) {
+      FrameOptions o;
+      o.decode.quirks = quirks;
+      auto d = DecodeResponseFrame(frame, kApiVersions, asked, o);
+      ASSERT_TRUE(d.ok()) << d.status();
+      EXPECT_EQ(d->body_version, 0);
+      EXPECT_EQ(d->header_version, 0);
+      EXPECT_EQ(d->header.correlation_id, 123);
+      EXPECT_TRUE(ApiVersionsFallback(kApiVersions, asked, d->body_version));
+      const auto* body = d->body.get<ApiVersionsResponse>();
+      ASSERT_NE(body, nullptr);
+      EXPECT_EQ(body->error_code, 35);
+      ASSERT_EQ(body->api_keys.size(), 1u);
+      EXPECT_EQ(body->api_keys[0].max_version, 4);
+      auto again = EncodeResponseFrame(d->header, kApiVersions, d->body_version, d->body);
+      ASSERT_TRUE(again.ok()) << again.status();
+      EXPECT_EQ(*again, frame);
+    }
+    const FrameExplanation ex = ExplainResponseFrame(frame, kApiVersions, asked);
+    EXPECT_TRUE(ex.status.ok()) << ex.status;
+    EXPECT_NE(ex.title.find("ApiVersions v0 fallback"), std::string::npos) << ex.title;
+  }
+  // Above the newest, nothing but the fallback reads: a v0 body with error 0 is
+  // unsupported_version strictly (naming the v0 reading), and taken under Java's quirk.
+  const Bytes none = Hex("000000100000007b000000000001001200000003");
+  auto strict = DecodeResponseFrame(none, kApiVersions, 129);
+  ASSERT_FALSE(strict.ok());
+  const Error e = ErrorOf(strict.status());
+  EXPECT_EQ(e.kind, ErrorKind::kUnsupportedVersion);
+  EXPECT_EQ(e.offset, 0u);
+  EXPECT_NE(e.detail.find("ApiVersions version 129, valid versions are 0-" +
+                          std::to_string(newest)), std::string::npos) << e.detail;
+  EXPECT_NE(e.detail.find("the body reads as ApiVersions v0 with error code 0"),
+            std::string::npos) << e.detail;
+  EXPECT_EQ(ExplainResponseFrame(none, kApiVersions, 129).status, strict.status());
+  FrameOptions java;
+  java.decode.quirks = kQuirksJava;
+  auto taken = DecodeResponseFrame(none, kApiVersions, 129, java);
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  EXPECT_EQ(taken->body_version, 0);
+  // Bytes that are no v0 body: unsupported_version, no hint, no other error.
+  const Bytes neither = Hex("0000000c0000007b0023000000010012");
+  auto bad = DecodeResponseFrame(neither, kApiVersions, 129, java);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(ErrorOf(bad.status()).kind, ErrorKind::kUnsupportedVersion);
+  EXPECT_EQ(ErrorOf(bad.status()).detail.find("v0"), std::string::npos) << bad.status();
+  // Negative versions and other APIs above their newest stay unsupported.
+  EXPECT_EQ(ErrorOf(DecodeResponseFrame(frame, kApiVersions, -1).status()).kind,
+            ErrorKind::kUnsupportedVersion);
+  EXPECT_EQ(ErrorOf(DecodeResponseFrame(frame, 3, 999).status()).kind,
+            ErrorKind::kUnsupportedVersion);
+}
+
 }  // namespace
 }  // namespace kwire

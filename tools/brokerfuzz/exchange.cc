@@ -295,9 +295,9 @@ Outcome Exchange(Connection& c, const Plan& p, const ExchangeOptions& o) {
     absl::StatusOr<ResponseFrame> r = DecodeResponseFrame(f, key, version);
     if (!r.ok() && key == 18 && !FindApi(18)->response_versions().Contains(version)) {
       // KIP-511: ApiVersions at a version the broker does not know is answered by a v0 body
-      // (response header v0) with UNSUPPORTED_VERSION. DecodeResponseFrame applies that
-      // fallback only to versions kwire knows; here kwire does not know the version either
-      // (above its newest, or negative).
+      // (response header v0) with UNSUPPORTED_VERSION. DecodeResponseFrame takes that
+      // fallback for versions kwire knows and those above its newest; a negative version,
+      // which no client sends but Kafka answers the same way, is unsupported there.
       absl::StatusOr<ResponseFrame> v0 = DecodeResponseFrame(f, 18, 0);
       const ApiVersionsResponse* b = v0.ok() ? v0->body.get<ApiVersionsResponse>() : nullptr;
       if (b != nullptr && b->error_code == 35) r = std::move(v0);
