@@ -382,6 +382,10 @@ void FrameCorpora(const fs::path& corpus, const fs::path& vectors) {
   };
   // Named for the version asked (the file name's -v<N>); the body is v0 in each.
   for (int16_t v = 1; v <= 4; ++v) laid("kip511-v0-fallback-ApiVersions", false, v, v0_fallback(35, 3));
+  // Asked at versions above kwire's newest (a client newer than kwire): the same fallback.
+  for (int16_t v : {int16_t{129}, int16_t{32767}}) {
+    laid("kip511-v0-fallback-ApiVersions", false, v, v0_fallback(35, 4));
+  }
   laid("kip511-v0-fallback-empty-ApiVersions", false, 3, v0_fallback(35, -1));
   laid("kip511-v0-error-0-ApiVersions", false, 3, v0_fallback(0, 3));
   // Client ids the explanation escapes: control characters, quote, backslash, a C1
