@@ -109,7 +109,9 @@ TEST(Concurrency, EveryVectorDecodedEncodedAndExplainedFromFourThreadsAtOnce) {
   // The cut frames fail, the others re-encode to their own bytes.
   EXPECT_GE(failing, inputs.size() / 3);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!expected[i].encoded.empty()) EXPECT_EQ(expected[i].encoded, inputs[i].bytes) << inputs[i].id;
+    if (!expected[i].encoded.empty()) {
+      EXPECT_EQ(expected[i].encoded, inputs[i].bytes) << inputs[i].id;
+    }
   }
   std::vector<uint8_t> stream;
   for (const Input& in : inputs) stream.insert(stream.end(), in.bytes.begin(), in.bytes.end());
