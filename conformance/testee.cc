@@ -477,6 +477,7 @@ TesteeReport RunTestee(const TesteeOptions& o) {
             r.verdict.clear();
             JudgeAnswer(v, op, a, r);
             if (r.other_error && o.strict_errors) r.verdict = "fail";
+            if (r.verdict == "fail" && o.keep_answers) r.answered = std::move(a);
           }
           break;
         }
@@ -518,6 +519,9 @@ TesteeReport RunTestee(const TesteeOptions& o) {
       else if (res.outcome == TesteeOutcome::kUnsupported) {
         report.warnings.push_back(absl::StrCat(v.id, " is listed as an expected failure but unsupported"));
       }
+    }
+    if (res.outcome == TesteeOutcome::kExpectedFailure) {
+      for (OpResult& r : res.ops) r.answered = nullptr;  // shown nowhere: not kept
     }
     report.results.push_back(std::move(res));
   }

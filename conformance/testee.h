@@ -82,6 +82,9 @@ struct TesteeOptions {
   /// A reject vector rejected with another kind, offset or path than the vector's fails
   /// (by default it passes and is counted apart: TesteeReport::other_errors).
   bool strict_errors = false;
+  /// Keep each failed operation's answer (OpResult::answered) of the vectors that fail or
+  /// pass unexpectedly, for reports that show it (`--html`).
+  bool keep_answers = false;
 };
 
 enum class TesteeOutcome {
@@ -107,6 +110,9 @@ struct OpResult {
   /// Reject vectors: the vector's error and the answer's ({"kind", "offset", "path"},
   /// and the answer's "error" text), for the JSON report.
   nlohmann::ordered_json expected_error, answered_error;
+  /// A failed operation's answer as the testee wrote it (its JSON object, "seq"
+  /// included), with TesteeOptions::keep_answers; null otherwise.
+  nlohmann::ordered_json answered;
 };
 
 struct TesteeResult {

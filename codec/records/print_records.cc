@@ -14,8 +14,16 @@ void AppendPrintNodes(const std::vector<ExplainNode>& nodes, int depth, const st
     p.size = placed ? n.length : 0;
     p.path = path + "." + n.name;
     p.label = n.name;
-    p.type = n.type;
+    // A row without a wire position, type or children that is not a summary ("…"): a
+    // value derived from the batch (compression, crcCheck, producer), not a wire field.
+    const bool derived = !placed && n.type.empty() && n.children.empty() && n.name != "…";
+    p.type = derived ? "(derived)" : n.type;
     p.value = n.value;
+    // Records of a compressed batch are read from the decompressed payload: their rows
+    // have no wire position (they are placed at the payload's first byte, size 0).
+    if (n.type == "compressed records") {
+      p.note = "in the decompressed payload: the rows below have no wire position [offset, 0B]";
+    }
     p.failed = n.name == "error";
     out.push_back(std::move(p));
     AppendPrintNodes(n.children, depth + 1, path + "." + n.name, placed ? n.offset : parent_offset,

@@ -142,6 +142,30 @@ TEST(RecordsExplain, PrintHookTilesThePayload) {
   }
   EXPECT_EQ(records, 2u);
   EXPECT_EQ(rec_at, rec_end);
+  // The records of the compressed batch have no wire position, and their parent says so.
+  for (const PrintNode& n : nodes) {
+    if (n.path == "Produce.Records.Batch[1].Records") {
+      EXPECT_EQ(n.type, "compressed records");
+      EXPECT_EQ(n.note,
+                "in the decompressed payload: the rows below have no wire position [offset, 0B]");
+    }
+    if (n.path.rfind("Produce.Records.Batch[1].Records.", 0) == 0) {
+      EXPECT_EQ(n.size, 0u) << n.path;
+    }
+  }
+  // Rows that are not wire fields say so in their type column (issue 35).
+  std::vector<std::string> derived;
+  for (const PrintNode& n : nodes) {
+    if (n.type == "(derived)") derived.push_back(n.path + " = " + n.value);
+  }
+  EXPECT_THAT(derived,
+              testing::ElementsAre(
+                  "Produce.Records.Batch[0].compression = none",
+                  "Produce.Records.Batch[0].crcCheck = 0x7282fd23 (ok)",
+                  "Produce.Records.Batch[0].producer = id 4242, epoch 3, baseSequence 17",
+                  "Produce.Records.Batch[1].compression = snappy",
+                  "Produce.Records.Batch[1].crcCheck = 0x77ff6949 (ok)",
+                  "Produce.Records.Batch[1].producer = id 4242, epoch 3, baseSequence 17"));
 }
 
 }  // namespace

@@ -386,16 +386,23 @@ bool HasChildren(const std::vector<PrintNode>& nodes, size_t i) {
   return i + 1 < nodes.size() && nodes[i + 1].depth > nodes[i].depth;
 }
 
-std::string ValueColumn(const std::vector<PrintNode>& nodes, size_t i) {
+// The value column in two parts: "= value" and its encoding detail ("(compact, n+1)"),
+// which may move to the note column when the row is too narrow for both.
+struct ValueText {
+  std::string main, detail;
+  std::string Whole() const { return detail.empty() ? main : main + " " + detail; }
+};
+
+ValueText ValueColumn(const std::vector<PrintNode>& nodes, size_t i) {
   const PrintNode& n = nodes[i];
   if (n.value.empty()) {
     const bool structish = n.kind == Kind::kField || n.kind == Kind::kElement;
-    return structish && HasChildren(nodes, i) ? "= struct" : "";
+    return {structish && HasChildren(nodes, i) ? "= struct" : "", ""};
   }
   if (n.kind == Kind::kField && n.type.rfind("[]", 0) == 0 && n.value != "null") {
-    return "= " + n.value + (n.value == "1" ? " element" : " elements");
+    return {"= " + n.value + (n.value == "1" ? " element" : " elements"), ""};
   }
-  return "= " + n.value + (n.detail.empty() ? "" : " " + n.detail);
+  return {"= " + n.value, n.detail};
 }
 
 size_t DisplayWidth(const std::string& s) {
@@ -412,23 +419,29 @@ void Pad(std::string& out, const std::string& s, size_t width) {
   out += "  ";
 }
 
+// The number of bytes of `s` that hold its first `cols` code points.
+size_t PrefixBytes(const std::string& s, size_t cols) {
+  size_t w = 0, i = 0;
+  for (; i < s.size(); ++i) {
+    const unsigned char ch = static_cast<unsigned char>(s[i]);
+    if ((ch & 0xc0) != 0x80 && w++ == cols) break;
+  }
+  return i;
+}
+
 // `s` cut to at most `width` code points, the last one "…" when cut.
 std::string Ellipsize(const std::string& s, size_t width) {
   if (DisplayWidth(s) <= width) return s;
   if (width == 0) return "";
-  std::string out;
-  size_t w = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const unsigned char ch = static_cast<unsigned char>(s[i]);
-    if ((ch & 0xc0) != 0x80 && ++w == width) break;  // room for "…" only
-    out.push_back(s[i]);
-  }
-  return out + "…";
+  return s.substr(0, PrefixBytes(s, width - 1)) + "…";
 }
 
-// Appends `text` as lines of at most `width` columns, each indented by `indent` spaces,
-// broken at spaces (a word longer than the room is cut).
-void AppendWrapped(std::string& out, const std::string& text, size_t indent, size_t width) {
+// Appends `text` as lines of at most `width` columns, each starting with `prefix` (the
+// tree's guides, padded to the text's column), broken at spaces (a word longer than the
+// room is cut).
+void AppendWrapped(std::string& out, const std::string& text, const std::string& prefix,
+                   size_t width) {
+  const size_t indent = DisplayWidth(prefix);
   const size_t room = width > indent + 8 ? width - indent : 8;
   size_t i = 0;
   while (i < text.size()) {
@@ -442,16 +455,37 @@ void AppendWrapped(std::string& out, const std::string& text, size_t indent, siz
       ++end;
     }
     while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80) ++end;
+    // (Not after a one-character word: "= " stays with the value that follows.)
     if (end < text.size() && text[end] != ' ' && last_space != std::string::npos &&
-        last_space > i) {
+        last_space > i + 1) {
       end = last_space;
     }
-    out.append(indent, ' ');
+    out += prefix;
     out.append(text, i, end - i);
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += '\n';
     i = end;
   }
+}
+
+// deepest[i]: node i failed and no node of its subtree did (the failure itself, not an
+// ancestor that encloses it).
+std::vector<bool> DeepestFailures(const std::vector<PrintNode>& nodes) {
+  const size_t n = nodes.size();
+  std::vector<bool> deepest(n, false);
+  std::vector<size_t> open;  // ancestors of the current node, innermost last
+  std::vector<bool> failed_below(n, false);
+  for (size_t i = 0; i <= n; ++i) {
+    // Close the subtrees that end before node i, telling each parent about failures.
+    while (!open.empty() && (i == n || nodes[open.back()].depth >= nodes[i].depth)) {
+      const size_t k = open.back();
+      open.pop_back();
+      deepest[k] = nodes[k].failed && !failed_below[k];
+      if (!open.empty() && (nodes[k].failed || failed_below[k])) failed_below[open.back()] = true;
+    }
+    if (i < n) open.push_back(i);
+  }
+  return deepest;
 }
 
 }  // namespace
@@ -470,8 +504,11 @@ std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width) 
       seen.resize(d + 1);  // deeper nodes after k belong to k or to earlier subtrees
     }
   }
+  const std::vector<bool> deepest = DeepestFailures(nodes);
   struct Row {
-    std::string name, type, value, range, note;
+    std::string name, type, range, note;
+    ValueText value;
+    std::string guide;  // tree guides under the name, for continuation lines
   };
   std::vector<Row> rows;
   rows.reserve(n);
@@ -485,11 +522,16 @@ std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width) 
     row.name += node.label;
     if (open.size() <= d) open.resize(d + 1, false);
     open[d] = has_next[i];
+    // Below the row: the guides of the ancestors' later siblings, this node's own later
+    // siblings (at its "+--"), and its children (under its label).
+    for (size_t k = 1; k <= d; ++k) row.guide += open[k] ? "|   " : "    ";
+    if (HasChildren(nodes, i)) row.guide += "|";
+    while (!row.guide.empty() && row.guide.back() == ' ') row.guide.pop_back();
     row.type = node.type;
     row.value = ValueColumn(nodes, i);
     row.range = absl::StrFormat("[0x%04x, %dB]", node.offset, node.size);
     row.note = node.note;
-    if (node.failed)
+    if (deepest[i])
       row.note += row.note.empty() ? "<-- decoding failed here" : "  <-- decoding failed here";
     rows.push_back(std::move(row));
   }
@@ -498,7 +540,7 @@ std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width) 
   for (const Row& r : rows) {
     w_name = std::max(w_name, DisplayWidth(r.name));
     w_type = std::max(w_type, std::min<size_t>(DisplayWidth(r.type), 40));
-    w_value = std::max(w_value, std::min<size_t>(DisplayWidth(r.value), 48));
+    w_value = std::max(w_value, std::min<size_t>(DisplayWidth(r.value.Whole()), 48));
     w_range = std::max(w_range, DisplayWidth(r.range));
   }
   if (width > 0) {
@@ -512,30 +554,43 @@ std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width) 
     }
   }
   std::string out;
-  for (const Row& r : rows) {
+  for (Row& r : rows) {
+    // A value too wide for its column: its encoding detail moves to the note when the
+    // value alone fits; else the column says "= (below)" and the whole value follows
+    // on a continuation line (never cut, never printed twice).
+    std::string value = r.value.Whole(), rest;
+    if (width > 0 && DisplayWidth(value) > w_value) {
+      if (!r.value.detail.empty() && DisplayWidth(r.value.main) <= w_value) {
+        r.note = r.note.empty() ? r.value.detail : r.value.detail + "; " + r.note;
+        value = r.value.main;
+      } else {
+        rest = std::move(value);
+        value = "= (below)";
+      }
+    }
     std::string line;
     Pad(line, r.name, w_name);
     Pad(line, width > 0 ? Ellipsize(r.type, w_type) : r.type, w_type);
-    Pad(line, width > 0 ? Ellipsize(r.value, w_value) : r.value, w_value);
-    // A shortened value is given whole on a continuation line ("= value"), before the
-    // note.
-    const bool cut = width > 0 && DisplayWidth(r.value) > w_value;
-    if (r.note.empty() && !cut) {
+    Pad(line, value, w_value);
+    if (r.note.empty() && rest.empty()) {
       line += r.range;
     } else if (width == 0) {
       Pad(line, r.range, w_range);
       line += r.note;
     } else {
       Pad(line, r.range, w_range);
-      if (!cut && DisplayWidth(line) + DisplayWidth(r.note) <= width) {
+      if (rest.empty() && DisplayWidth(line) + DisplayWidth(r.note) <= width) {
         line += r.note;
-      } else {  // continuation lines, under the type column
+      } else {  // continuation lines, under the type column, behind the tree's guides
         while (!line.empty() && line.back() == ' ') line.pop_back();
         out += line;
         out += '\n';
         const size_t indent = std::min(w_name + 2, width / 2);
-        if (cut) AppendWrapped(out, r.value, indent, width);
-        if (!r.note.empty()) AppendWrapped(out, r.note, indent, width);
+        std::string prefix = r.guide;
+        const size_t guide_width = DisplayWidth(prefix);
+        prefix.append(guide_width + 2 <= indent ? indent - guide_width : 2, ' ');
+        if (!rest.empty()) AppendWrapped(out, rest, prefix, width);
+        if (!r.note.empty()) AppendWrapped(out, r.note, prefix, width);
         continue;
       }
     }

@@ -415,8 +415,74 @@ TEST(ExplainTest, TruncatedFrameMarksTheFailure) {
   EXPECT_EQ(ex.status, DecodeRequestFrame(frame).status());
   EXPECT_EQ(ex.tree_status, ex.status);
   const std::string tree = RenderObjectTree(ex.nodes);
-  EXPECT_THAT(tree, HasSubstr("decoding failed here"));
   EXPECT_TRUE(ex.nodes[0].failed);
+  // Marked once, on the deepest failed row (its ancestors failed too).
+  size_t marks = 0;
+  for (size_t at = tree.find("decoding failed here"); at != std::string::npos;
+       at = tree.find("decoding failed here", at + 1)) {
+    ++marks;
+  }
+  EXPECT_EQ(marks, 1u) << tree;
+  EXPECT_THAT(tree, HasSubstr("\n    +-- tagged_fields"));
+  const std::string last = tree.substr(tree.rfind("\n", tree.size() - 2) + 1);
+  EXPECT_THAT(last, testing::StartsWith("    +-- tagged_fields "));
+  EXPECT_THAT(last, HasSubstr("<-- decoding failed here"));
+}
+
+// Rows narrower than their text (--width): an encoding detail moves to the note, a value
+// too wide alone is given whole on the next line ("= (below)" in its column: never cut,
+// never repeated), notes wrap, and every continuation line keeps the tree's guides.
+TEST(ExplainTest, NarrowRowsKeepTheGuides) {
+  auto node = [](Kind kind, int depth, std::string label, std::string type, std::string value,
+                 size_t offset, size_t size, std::string note = "", std::string detail = "") {
+    PrintNode n;
+    n.kind = kind;
+    n.depth = depth;
+    n.label = std::move(label);
+    n.type = std::move(type);
+    n.value = std::move(value);
+    n.offset = offset;
+    n.size = size;
+    n.note = std::move(note);
+    n.detail = std::move(detail);
+    return n;
+  };
+  const std::vector<PrintNode> nodes = {
+      node(Kind::kMessage, 0, "M", "message v0", "", 0, 40),
+      node(Kind::kField, 1, "Topics", "[]T", "2", 0, 36),
+      node(Kind::kElement, 2, "T[0]", "T", "", 4, 20),
+      node(Kind::kField, 3, "Name", "string", "\"a-rather-long-topic-name\"", 4, 20, "",
+           "(int16 len=24)"),
+      node(Kind::kElement, 2, "T[1]", "T", "", 24, 12),
+      node(Kind::kField, 3, "Id", "int32", "7", 24, 4,
+           "a note long enough to wrap onto two lines at this width"),
+      node(Kind::kField, 3, "Key", "bytes", "0x00112233445566778899aabbccddeeff", 28, 8),
+      node(Kind::kField, 1, "Last", "int32", "1", 36, 4),
+  };
+  EXPECT_EQ(RenderObjectTree(nodes, 64),
+            R"(M                 message v0                       [0x0000, 40B]
++-- Topics        []T         = 2 elements         [0x0000, 36B]
+|   +-- T[0]      T           = struct             [0x0004, 20B]
+|   |   +-- Name  string      = (below)            [0x0004, 20B]
+|   |             = "a-rather-long-topic-name" (int16 len=24)
+|   +-- T[1]      T           = struct             [0x0018, 12B]
+|       +-- Id    int32       = 7                  [0x0018, 4B]
+|       |         a note long enough to wrap onto two lines at
+|       |         this width
+|       +-- Key   bytes       = (below)            [0x001c, 8B]
+|                 = 0x00112233445566778899aabbccddeeff
++-- Last          int32       = 1                  [0x0024, 4B]
+)");
+  // Room for the value without its detail: the detail goes to the note, below the row.
+  std::vector<PrintNode> one = {nodes[0], nodes[1], nodes[2], nodes[3]};
+  one[3].value = "\"short\"";
+  EXPECT_EQ(RenderObjectTree(one, 60),
+            R"(M                 message v0                   [0x0000, 40B]
++-- Topics        []T         = 2 elements     [0x0000, 36B]
+    +-- T[0]      T           = struct         [0x0004, 20B]
+        +-- Name  string      = "short"        [0x0004, 20B]
+                  (int16 len=24)
+)");
 }
 
 TEST(ExplainTest, SnakeCase) {

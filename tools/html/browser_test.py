@@ -3,13 +3,15 @@
 
 Writes pages with the given `kwire` — explain pages of a normal frame, of frames that do
 not decode, of a large frame (>= 40 KB, thousands of nodes) and of frames with hostile
-strings (quotes, <script>, </script>, invalid UTF-8), and the site's index and one API
-page — loads each in headless Chromium (Debian's chromium + chromium-driver, driven by
+strings (quotes, <script>, </script>, invalid UTF-8), the site's index and one API
+page, and conformance reports (`kwire conformance --html`) of a deliberately wrong testee
+and of kwire's own run — loads each in headless Chromium (Debian's chromium + chromium-driver, driven by
 python3-selenium), finds the page's parts, hovers or clicks and checks what is
 highlighted, checks the browser's console for errors and that no script from a frame
 ran, and writes a screenshot of each page into --out (printed at the end).
 
-  browser_test.py --kwire build/test/tools/kwire/kwire --out build/test/html-screens
+  browser_test.py --kwire build/test/tools/kwire/kwire --out build/test/html-screens \
+      --vectors conformance/vectors
 
 Exit 0 when every check passes, 1 when one fails, 77 (ctest: skipped) when Chromium,
 chromedriver or Selenium is missing — unless KWIRE_REQUIRE_BROWSER=1 (CI), which makes a
@@ -92,6 +94,32 @@ def metadata_request(topics):
     for t in range(topics):
         body += t.to_bytes(16, "big") + compact(b"topic-%05d" % t) + b"\x00"
     return sized(body + b"\x01\x00\x00")
+
+
+# A deliberately wrong testee (the testee protocol, conformance/README.md): decode answers
+# the minimal DescribeDelegationToken v3 request with a wrong PrincipalType (and nothing
+# else: unsupported), roundtrip changes byte 11 (the correlation_id's last byte), validate
+# rejects every frame with a hostile error text.
+WRONG_TESTEE = r"""import json, sys
+MINIMAL = "0000001000290003000000000000000201010000"
+for line in sys.stdin:
+    q = json.loads(line)
+    if q["type"] == "hello":
+        print(json.dumps({"type": "hello", "protocol": 1, "name": "wrong <b>testee</b>", "version": "1",
+                          "operations": ["decode", "roundtrip", "validate"]}), flush=True)
+        continue
+    f = q["frame"]
+    if q["op"] == "decode" and f == MINIMAL:
+        a = {"result": "ok", "header": {"RequestApiKey": 41, "RequestApiVersion": 3, "CorrelationId": 0, "ClientId": ""},
+             "body": {"Owners": [{"PrincipalType": "</script><script>window.__pwned=3</script>", "PrincipalName": ""}]}}
+    elif q["op"] == "decode":
+        a = {"result": "unsupported", "reason": "only the minimal frame"}
+    elif q["op"] == "roundtrip":
+        a = {"result": "ok", "frame": f[:22] + ("01" if f[22:24] == "00" else "00") + f[24:]}
+    else:
+        a = {"result": "rejected", "error": "</script><script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">"}
+    print(json.dumps(dict(a, seq=q["seq"])), flush=True)
+"""
 
 
 # ---- Checks.
@@ -210,6 +238,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kwire", required=True, help="the kwire binary to write pages with")
     ap.add_argument("--out", required=True, help="folder for the pages and screenshots")
+    ap.add_argument("--vectors", required=True, help="conformance/vectors, for the report pages")
     args = ap.parse_args()
     out = os.path.abspath(args.out)
     pages_dir = os.path.join(out, "pages")
@@ -242,6 +271,17 @@ def main():
     run_kwire(kwire, ["explain", "request", "--quirks", "java", "--html", hostile], "\n".join(hostile_frames) + "\n")
     site = os.path.join(out, "site")
     run_kwire(kwire, ["site", site])
+    # A conformance report of a deliberately wrong testee (every DescribeDelegationToken
+    # v3 request vector fails), and of kwire's own run (all pass).
+    wrong = os.path.join(pages_dir, "wrong_testee.py")
+    with open(wrong, "w") as w:
+        w.write(WRONG_TESTEE)
+    report = os.path.join(pages_dir, "conformance-report.html")
+    run_kwire(kwire, ["conformance", args.vectors, "--testee", "python3 " + wrong, "--api",
+                      "DescribeDelegationToken", "--version", "3", "--direction", "request",
+                      "--html", report], expect=1)
+    native_report = os.path.join(pages_dir, "conformance-native.html")
+    run_kwire(kwire, ["conformance", args.vectors, "--html", native_report])
 
     d = start_browser()
     try:
@@ -406,6 +446,71 @@ def main():
                 "hover response byte 0x2a: Body.Tokens[0].Renewers.length (%s)" % p.highlighted_paths(frames[1]))
         p.console_clean("api page")
         shots.append(p.screenshot(out, "site-DescribeDelegationToken"))
+
+        # ---- The conformance report of the wrong testee.
+        print("conformance report, a wrong testee (%s)" % report)
+        p = Page(d, report, c)
+        c.check(p.one(".verdict").text == "FAIL", "the verdict says FAIL")
+        totals = {e.get_attribute("data-outcome"): e.find_element(By.CSS_SELECTOR, "dd").text
+                  for e in p.all(".report-totals .summary-item")}
+        c.check(totals.get("vectors") == "12" and totals.get("fail") == "12" and totals.get("pass") == "0",
+                "the totals: 12 vectors, 12 fail (%s)" % totals)
+        sets = [[td.text for td in tr.find_elements(By.CSS_SELECTOR, "td")] for tr in p.all("table.report-sets tbody tr")]
+        c.check(len(sets) == 6 and all("bad" in tr.get_attribute("class") for tr in p.all("table.report-sets tbody tr")),
+                "6 vector files, each with a failure, highlighted (%s)" % [r[0] for r in sets])
+        apis = [[td.text for td in tr.find_elements(By.CSS_SELECTOR, "td")] for tr in p.all("table.report-apis tbody tr")]
+        c.check(apis and apis[0][:5] == ["41", "DescribeDelegationToken", "3", "12", "0"],
+                "the API table's row: DescribeDelegationToken v3, 12 vectors, 0 passed (%s)" % (apis[:1],))
+        failures = p.all("details.failure")
+        c.check(len(failures) == 12, "12 failures listed (%d)" % len(failures))
+        first = failures[0]
+        c.check(first.get_attribute("open") is not None and p.one("section.frame", first) is not None,
+                "the first failure is open, with its frame drawn")
+        marked = [int(x.get_attribute("data-offset")) for x in p.all(".b.mark", first)]
+        c.check(marked == [11], "the first failure (a changed roundtrip) marks byte 11 (%s)" % marked)
+        c.check([r.get_attribute("data-path") for r in p.all(".row.marked", first)] == ["RequestHeader.correlation_id"],
+                "... and the tree row RequestHeader.correlation_id")
+        minimal = next((f for f in failures if f.get_attribute("data-id") == "minimal/DescribeDelegationToken/v3/request"), None)
+        c.check(minimal is not None and p.one("section.frame", minimal) is None,
+                "a closed failure's frame is not drawn until opened")
+        p.js("arguments[0].scrollIntoView({block: 'start'})", minimal)
+        minimal.find_element(By.CSS_SELECTOR, "summary").click()  # the click: opens it, draws its frame
+        marked = [int(x.get_attribute("data-offset")) for x in p.all(".b.mark", minimal)]
+        c.check(marked == [16], "click a failure: its frame drawn, the differing member's byte 16 marked (%s)" % marked)
+        c.check([r.get_attribute("data-path") for r in p.all(".row.marked", minimal)] == ["Body.Owners[0].PrincipalType"],
+                "... and its tree row Body.Owners[0].PrincipalType")
+        diff_lines = [(e.find_element(By.XPATH, "ancestor::div[contains(@class,'json-pane')]").get_attribute("class"),
+                       e.get_attribute("data-path")) for e in p.all(".compare .jl.diff", minimal)]
+        c.check(("json-pane expected", "body.Owners[0].PrincipalType") in diff_lines and
+                ("json-pane answered", "body.Owners[0].PrincipalType") in diff_lines,
+                "expected vs answered side by side, the differing member marked on both sides (%s)" % diff_lines[:4])
+        answered = [e.text for e in p.all(".json-pane.answered .jl", minimal)]
+        c.check(any("</script><script>window.__pwned=3</script>" in t for t in answered),
+                "the testee's hostile answer shows as text")
+        errors = [e.text for e in p.all("td.check-error", minimal)]
+        c.check(any(t.startswith("</script><script>window.__pwned=1</script><img src=x onerror=") for t in errors),
+                "the testee's hostile error text shows as text (%s)" % errors)
+        cmd = p.one("code.command", minimal).text
+        c.check(cmd.startswith("kwire explain --vector ") and cmd.endswith("/minimal.jsonl:431"),
+                "the command line: %s" % cmd)
+        cell_el = cell(p, minimal, 16)
+        p.js("arguments[0].scrollIntoView({block: 'center'})", cell_el)
+        p.hover(cell_el)
+        c.check(p.highlighted_paths(minimal) == ["Body.Owners[0].PrincipalType"],
+                "hover the marked byte: its tree row (%s)" % p.highlighted_paths(minimal))
+        p.no_frame_script("conformance report")
+        p.console_clean("conformance report")
+        shots.append(p.screenshot(out, "conformance-report"))
+
+        # ---- kwire's own run: everything passes.
+        print("conformance report, kwire's own run (%s)" % native_report)
+        p = Page(d, native_report, c)
+        c.check(p.one(".verdict").text == "PASS", "the verdict says PASS")
+        c.check(len(p.all("table.report-sets tbody tr")) == 3 and not p.all("table.report-sets tr.bad"),
+                "3 vector files, none highlighted")
+        c.check(not p.all("details.failure"), "no failure listed")
+        p.console_clean("conformance native")
+        shots.append(p.screenshot(out, "conformance-native", full=False))
     finally:
         d.quit()
 

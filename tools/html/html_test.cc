@@ -17,6 +17,7 @@
 #include "codec/wire/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tools/html/html_test_util.h"
 #include "tools/html/page.h"
 #include "tools/html/schema.h"
 
@@ -89,14 +90,7 @@ std::vector<std::string> Paths(const Json& frame) {
   return paths;
 }
 
-size_t Count(std::string_view hay, std::string_view needle) {
-  size_t n = 0;
-  for (size_t at = hay.find(needle); at != std::string_view::npos;
-       at = hay.find(needle, at + needle.size())) {
-    ++n;
-  }
-  return n;
-}
+using test_util::Count;
 
 const Json* NodeAt(const Json& frame, const std::vector<std::string>& paths,
                    const std::string& path) {

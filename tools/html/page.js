@@ -87,6 +87,10 @@
     this.errOffset = frame.error && typeof frame.error.offset === 'number' ? frame.error.offset : -1;
     // The cell marked as failing: the error's byte, or past the last byte the end cell.
     this.failAt = this.errOffset < 0 ? -1 : Math.min(this.errOffset, this.size);
+    // A byte and a node marked by the page (conformance reports: where a check failed).
+    this.mark = frame.mark || null;
+    this.markAt = this.mark && typeof this.mark.offset === 'number' ? Math.min(this.mark.offset, this.size) : -1;
+    this.endCell = this.errOffset >= this.size || this.markAt >= this.size;
     this.lastFailed = -1;
     for (var k = 0; k < n; k++) if (frame.nodes[k][4] & 1) this.lastFailed = k;
     this.rowEls = new Array(n);    // node index -> its row element, once drawn
@@ -167,7 +171,7 @@
     for (var c = 0; c < 16; c++) add(head, el('span', 'col', c.toString(16).toUpperCase()));
     this.gridBody = add(grid, el('div', 'grid-body'));
     this.totalRows = Math.ceil(this.size / 16);
-    if (this.errOffset >= this.size && this.size % 16 === 0) this.totalRows++;  // the end cell
+    if (this.endCell && this.size % 16 === 0) this.totalRows++;  // the end cell
     this.more = add(pane, el('div', 'grid-more'));
     this.moreBtn = add(this.more, el('button', 'grid-more-button'));
     this.moreBtn.type = 'button';
@@ -206,9 +210,9 @@
           cell = el('span', 'b s' + this.sections[b] + (h === '**' ? ' redacted' : ''), h);
           cell.setAttribute('data-offset', String(b));
           this.cells[b] = cell;
-        } else if (b === this.size && this.errOffset >= this.size) {
+        } else if (b === this.size && this.endCell) {
           cell = el('span', 'b end', '\u2205');
-          cell.title = 'end of the frame: decoding needed more bytes';
+          cell.title = this.errOffset >= this.size ? 'end of the frame: decoding needed more bytes' : 'end of the frame';
           cell.setAttribute('data-offset', String(b));
           this.cells[b] = cell;
         } else {
@@ -217,6 +221,11 @@
         if (b === this.failAt) {
           cell.classList.add('fail');
           cell.setAttribute('data-fail', 'true');
+        }
+        if (b === this.markAt) {
+          cell.classList.add('mark');
+          cell.setAttribute('data-mark', 'true');
+          cell.title = this.mark.why || 'marked';
         }
         add(line, cell);
       }
@@ -239,9 +248,12 @@
     this.open = new Uint8Array(n);
     var all = n <= TREE_EXPAND_ALL;
     for (var i = 0; i < n; i++) if (all || this.depth[i] < TREE_OPEN_DEPTH) this.open[i] = 1;
-    // The way to a failed node is open.
+    // The way to a failed node, and to the marked one, is open.
+    this.markNode = -1;
     for (var k = 0; k < n; k++) {
-      if (this.f.nodes[k][4] & 1) for (var p = this.parent[k]; p >= 0; p = this.parent[p]) this.open[p] = 1;
+      var marked = this.mark && this.mark.path !== '' && this.path[k] === this.mark.path;
+      if (marked) this.markNode = k;
+      if ((this.f.nodes[k][4] & 1) || marked) for (var p = this.parent[k]; p >= 0; p = this.parent[p]) this.open[p] = 1;
     }
     if (n > 0) this.tree.appendChild(this.nodeEl(0));
     this.tree.addEventListener('mouseover', function (e) {
@@ -304,6 +316,10 @@
     add(row, el('span', 'range', range(r[1], r[2])));
     if (r[9]) add(row, el('span', 'note', r[9]));
     if (r[4] & 1) add(row, el('span', 'failed-mark', '\u25c0 decoding failed here'));
+    if (i === this.markNode) {
+      row.classList.add('marked');
+      add(row, el('span', 'marked-mark', '\u25c0 marked'));
+    }
     this.rowEls[i] = row;
     if (i === this.hlNode) row.classList.add('hl');
     if (i === this.selNode) row.classList.add('sel');
@@ -610,6 +626,208 @@
     });
   }
 
+  // ---- Conformance reports (tools/html/report.h).
+  var BAD_OUTCOMES = {'fail': 1, 'unexpected pass': 1, 'not run': 1};
+  var JSON_MAX_LINES = 3000;  // lines drawn per side of a comparison
+
+  function countTable(cls, head, rows, outcomes, firstCounts) {
+    var table = el('table', 'report-table ' + cls);
+    var tr = add(add(table, el('thead')), el('tr'));
+    head.concat(outcomes).forEach(function (h) { add(tr, el('th', null, h)); });
+    var body = add(table, el('tbody'));
+    rows.forEach(function (r) {
+      var bad = false;
+      outcomes.forEach(function (o, k) { if (BAD_OUTCOMES[o] && r[firstCounts + k] > 0) bad = true; });
+      var row = add(body, el('tr', bad ? 'bad' : ''));
+      for (var c = 0; c < r.length; c++) {
+        var isCount = c >= firstCounts;
+        var td = add(row, el('td', isCount || typeof r[c] === 'number' ? 'num' : null, r[c]));
+        if (isCount) {
+          var o = outcomes[c - firstCounts];
+          td.setAttribute('data-outcome', o);
+          if (r[c] > 0 && BAD_OUTCOMES[o]) td.classList.add('bad-count');
+          if (r[c] === 0) td.classList.add('zero');
+        }
+      }
+    });
+    return table;
+  }
+
+  // One side of a comparison: the JSON pretty-printed, one element per line, each line
+  // with its member's path (as the runner names it: "body.Topics[0].Name"); lines of a
+  // differing member marked.
+  function jsonPane(title, value, diffs) {
+    var pane = el('div', 'json-pane');
+    add(pane, el('h4', null, title));
+    var box = add(pane, el('div', 'json'));
+    var n = 0, cut = false;
+    function line(depth, text, path, mark) {
+      if (n >= JSON_MAX_LINES) { cut = true; return; }
+      n++;
+      var d = add(box, el('div', 'jl' + (mark ? ' diff' : '')));
+      d.style.paddingLeft = (0.2 + 1.3 * depth) + 'em';
+      d.textContent = text;
+      if (path !== null) d.setAttribute('data-path', path);
+    }
+    function walk(key, v, path, depth, last) {
+      var prefix = key === null ? '' : JSON.stringify(key) + ': ', comma = last ? '' : ',';
+      var marked = diffs[path] === true;
+      if (Array.isArray(v)) {
+        if (!v.length) return line(depth, prefix + '[]' + comma, path, marked);
+        line(depth, prefix + '[', path, marked);
+        for (var i = 0; i < v.length && !cut; i++) walk(null, v[i], path + '[' + i + ']', depth + 1, i === v.length - 1);
+        line(depth, ']' + comma, null, marked);
+      } else if (v !== null && typeof v === 'object') {
+        var keys = Object.keys(v);
+        if (!keys.length) return line(depth, prefix + '{}' + comma, path, marked);
+        line(depth, prefix + '{', path, marked);
+        for (var k = 0; k < keys.length && !cut; k++) {
+          walk(keys[k], v[keys[k]], path === '' ? keys[k] : path + '.' + keys[k], depth + 1, k === keys.length - 1);
+        }
+        line(depth, '}' + comma, null, marked);
+      } else {
+        line(depth, prefix + JSON.stringify(v) + comma, path, marked);
+      }
+    }
+    walk(null, value, '', 0, true);
+    if (cut) add(pane, el('p', 'note', 'only the first ' + JSON_MAX_LINES + ' lines are drawn'));
+    return pane;
+  }
+
+  function compareBox(check) {
+    var c = check.compare;
+    var box = el('div', 'compare');
+    var diffs = Object.create(null);
+    c.diffs.forEach(function (p) { diffs[p] = true; });
+    add(box, el('h3', null, check.check + ': expected vs the testee\u2019s answer' +
+        (c.diffs.length ? ' (' + plural(c.diffs.length, 'difference', 'differences') + ' marked)' : '')));
+    if (c.diffs.length) {
+      var list = add(box, el('p', 'diff-list'));
+      list.textContent = 'differs at: ' + c.diffs.slice(0, 12).join(', ') + (c.diffs.length > 12 ? ', \u2026' : '');
+    }
+    var sides = add(box, el('div', 'sides'));
+    add(sides, jsonPane('expected (the vector)', c.expected, diffs)).classList.add('expected');
+    add(sides, jsonPane('answered (the testee)', c.answered, diffs)).classList.add('answered');
+    return box;
+  }
+
+  function failureBody(f, box, mode) {
+    var facts = add(box, el('dl', 'error-facts failure-facts'));
+    [['set', f.set], ['vector', f.file + ':' + f.line], ['API', f.api_name + ' (key ' + f.api_key + ')'],
+     ['version', 'v' + f.version], ['direction', f.direction], ['expect', f.expect], ['outcome', f.outcome],
+     ['mutation', f.mutation], ['expected failure', f.expected_reason]].forEach(function (kv) {
+      if (kv[1] === '' || kv[1] === null || kv[1] === undefined) return;
+      var d = add(facts, el('div'));
+      add(d, el('dt', null, kv[0]));
+      add(d, el('dd', 'fact-' + kv[0].replace(/ /g, '-'), kv[1]));
+    });
+    var table = add(box, el('table', 'checks'));
+    var hr = add(add(table, el('thead')), el('tr'));
+    var cols = mode === 'testee' ? ['operation', 'verdict', 'answer', 'why', 'the testee\u2019s error'] : ['check', 'message'];
+    cols.forEach(function (h) { add(hr, el('th', null, h)); });
+    var tb = add(table, el('tbody'));
+    f.checks.forEach(function (c) {
+      var tr = add(tb, el('tr', 'check-' + c.verdict.replace(/ /g, '-')));
+      add(tr, el('td', 'check-name', c.check));
+      if (mode === 'testee') {
+        add(tr, el('td', 'check-verdict', c.verdict));
+        add(tr, el('td', 'check-answer', c.answer));
+      }
+      add(tr, el('td', 'check-message', c.message));
+      if (mode === 'testee') add(tr, el('td', 'check-error', c.error));
+    });
+    var cmd = add(box, el('p', 'command-line'));
+    add(cmd, el('span', 'note', 'look: '));
+    add(cmd, el('code', 'command', f.command));
+    f.checks.forEach(function (c) { if (c.compare) add(box, compareBox(c)); });
+    var markBox = null;
+    if (f.mark) {
+      markBox = add(box, el('p', 'mark-note'));
+      add(markBox, el('strong', null, 'marked: '));
+      var where = typeof f.mark.offset === 'number' ? 'byte ' + f.mark.offset + ' (0x' + hex4(f.mark.offset, 4) + ')' : '';
+      if (f.mark.path) where += (where ? ', ' : '') + f.mark.path;
+      add(markBox, el('span', 'mark-where', where));
+      if (f.mark.why) add(markBox, el('span', 'mark-why', ' \u2014 ' + f.mark.why));
+    }
+    f.frame.mark = f.mark;
+    var viewer = new FrameViewer(f.frame, box);
+    if (viewer.markAt >= 0) {
+      viewer.drawRows(Math.floor(viewer.markAt / 16) + 1);
+      var go = add(markBox, el('button', 'mark-goto', 'show the marked byte'));
+      go.type = 'button';
+      go.addEventListener('click', function () { viewer.selectByte(viewer.markAt, true); });
+    }
+    return viewer;
+  }
+
+  function conformancePage(data, app) {
+    document.title = data.title;
+    add(app, header(data.title, data.subtitle));
+    var verdict = add(app, el('p', 'verdict ' + (data.ok ? 'verdict-pass' : 'verdict-fail'), data.ok ? 'PASS' : 'FAIL'));
+    verdict.setAttribute('data-ok', data.ok ? 'true' : 'false');
+    var totals = [['vectors', data.vectors]];
+    data.outcomes.forEach(function (o, k) { totals.push([o, data.totals[k]]); });
+    var dl = add(app, summaryList(totals));
+    dl.classList.add('report-totals');
+    Array.prototype.forEach.call(dl.children, function (item, k) {
+      item.setAttribute('data-outcome', totals[k][0]);
+      if (k > 0 && BAD_OUTCOMES[totals[k][0]] && totals[k][1] > 0) item.classList.add('bad');
+    });
+    if (data.testee) {
+      add(app, el('p', 'note testee-line', 'testee: ' + (data.testee.name || '?') + ' ' + (data.testee.version || '') +
+          ' \u2014 operations: ' + (data.testee.operations.join(', ') || 'none') + ' \u2014 command: ' + data.testee.command));
+    }
+    if (data.expected_failures) add(app, el('p', 'note', 'expected failures: ' + data.expected_failures));
+    [['errors', data.errors, 'report-errors'], ['testee faults', data.faults, 'report-faults'],
+     ['warnings', data.warnings, 'report-warnings']].forEach(function (g) {
+      if (!g[1] || !g[1].length) return;
+      var box = add(app, el('div', 'report-list ' + g[2]));
+      add(box, el('h3', null, g[0] + ' (' + g[1].length + ')'));
+      var ul = add(box, el('ul'));
+      g[1].forEach(function (t) { add(ul, el('li', null, t)); });
+    });
+    add(app, el('h2', null, 'per vector file'));
+    add(app, countTable('report-sets', ['file', 'vectors'], data.sets, data.outcomes, 2));
+    add(app, el('h2', null, 'per API and version'));
+    add(app, el('p', 'note', 'Rows with a failure, an unexpected pass or a vector not run first.'));
+    var apiBox = add(app, el('div', 'report-apis-box'));
+    add(apiBox, countTable('report-apis', ['key', 'API', 'version', 'vectors'], data.apis, data.outcomes, 4));
+
+    var fh = add(app, el('h2', 'failures-heading', 'failures and unexpected passes (' + data.failures_total + ')'));
+    fh.id = 'failures';
+    if (!data.failures_total) add(app, el('p', 'note', 'None.'));
+    if (data.failures_more.length) {
+      add(app, el('p', 'note failures-bound', data.failures.length + ' drawn in full (at most ' + data.max_failures +
+          ' per page); the other ' + data.failures_more.length + ' are listed by id at the end.'));
+    }
+    data.failures.forEach(function (f, k) {
+      var d = add(app, el('details', 'failure outcome-' + f.outcome.replace(/ /g, '-')));
+      d.setAttribute('data-id', f.id);
+      var sum = add(d, el('summary'));
+      add(sum, el('span', 'failure-outcome', f.outcome));
+      add(sum, el('span', 'failure-id', f.id));
+      var first = f.checks.length ? f.checks[0].check + ': ' + f.checks[0].message : '';
+      add(sum, el('span', 'failure-first', first));
+      var body = add(d, el('div', 'failure-body'));
+      var drawn = false;
+      function draw() {
+        if (drawn) return;
+        drawn = true;
+        failureBody(f, body, data.mode);
+      }
+      // Drawn when first opened: at the click (before the element opens, so that a
+      // reader of the page finds the frame once the click is done) or by the keyboard.
+      sum.addEventListener('click', draw);
+      d.addEventListener('toggle', function () { if (d.open) draw(); });
+      if (k === 0) { d.open = true; draw(); }
+    });
+    if (data.failures_more.length) {
+      add(app, el('h3', 'more-heading', 'listed by id only (' + data.failures_more.length + ')'));
+      var t = add(app, countTable('failures-more', ['id', 'outcome', 'vector', 'first message'], data.failures_more, [], 4));
+      t.classList.remove('report-table');
+    }
+  }
+
   var data;
   try {
     data = JSON.parse(document.getElementById('kwire-data').textContent);
@@ -621,6 +839,7 @@
   if (data.page === 'explain') explainPage(data, app);
   else if (data.page === 'api') apiPage(data, app);
   else if (data.page === 'index') indexPage(data, app);
+  else if (data.page === 'conformance') conformancePage(data, app);
   else app.textContent = 'Unknown page kind.';
   // Pages are also read by scripts (tools/html/browser_test.py): say when drawn.
   document.documentElement.setAttribute('data-ready', 'true');

@@ -31,6 +31,7 @@
 #include "codec/protocol/registry.h"
 #include "conformance/check.h"
 #include "conformance/testee.h"
+#include "tools/kwire/explain_view.h"
 #include "tools/kwire/testee.h"
 #include "tools/proxy/proxy.h"
 #if KWIRE_HAVE_PCAP
@@ -43,6 +44,7 @@
 #include "tools/brokerfuzz/brokerfuzz.h"
 #endif
 #include "tools/html/page.h"
+#include "tools/html/report.h"
 #include "tools/html/site.h"
 #include "tools/json/json.h"
 #if KWIRE_HAVE_RECORDS_PRINT
@@ -198,13 +200,16 @@ constexpr const char* kEncodeUsage =
 constexpr const char* kExplainUsage =
     "usage: kwire explain <request|response> [--api K --version V | --requests FILE]\n"
     "                     [--binary] [--quirks LIST] [--records validate|opaque]\n"
-    "                     [--width N] [--show-secrets] [--html FILE]\n"
+    "                     [--width N] [--no-bytes] [--depth N] [--path P]\n"
+    "                     [--show-secrets] [--html FILE]\n"
     "       kwire explain --vector FILE:LINE [...]   (a conformance vector's frame)\n"
     "\n"
     "Reads frames like `kwire decode` and prints, for each, its byte layout (16 bytes per\n"
     "row, with a region map) and its object tree: frame, header and body, every field with\n"
     "[offset, size], Kafka type and value, and the length / count / tagged-field rows;\n"
-    "record batches down to each record's fields. Sensitive fields (SASL auth bytes, token\n"
+    "record batches down to each record's fields (rows that are not wire fields, a batch's\n"
+    "compression, crcCheck and producer, are typed (derived); the records of a compressed\n"
+    "batch have no wire position, [offset, 0B]). Sensitive fields (SASL auth bytes, token\n"
     "HMACs, SCRAM salts and salted passwords) are redacted unless --show-secrets. Exits 1,\n"
     "after printing the tree up to the failure, when a frame does not decode — a corrupt\n"
     "record batch included (shown as an error node), unless --records opaque.\n"
@@ -212,7 +217,20 @@ constexpr const char* kExplainUsage =
     "options: --api, --version, --requests, --binary, --quirks, --records as for\n"
     "`kwire decode`, and\n"
     "  --width N        fit the object tree in N columns (default 120; 0: no limit):\n"
-    "                   long values are shortened, long notes wrap\n"
+    "                   long values continue and long notes wrap on lines that keep\n"
+    "                   the tree's guides\n"
+    "  --no-bytes       print the object tree alone, no byte layout\n"
+    "  --depth N        print the tree to N levels (the root is level 0; Frame, the header\n"
+    "                   and the body are level 1), or N levels below the --path node; each\n"
+    "                   deeper subtree is one '…' row with its number of rows and bytes\n"
+    "  --path P         print only the subtree at P and its ancestors' rows, and the byte\n"
+    "                   layout's rows that hold its bytes. P is a path as decode errors\n"
+    "                   write it (MetadataResponse.Topics[3], RequestHeader.ClientId), as\n"
+    "                   the tree does (Body.Topics[3]) or below the body (Topics[3].Name);\n"
+    "                   case and '_' do not matter; a path no row has selects the rows it\n"
+    "                   begins (Topics[1 is Topics[1] and Topics[10] to [19]), else the rows\n"
+    "                   it ends (Batch[0].Records.Record[1]). Exit 1 when it selects no row\n"
+    "                   (the body's fields are listed)\n"
     "  --show-secrets   print sensitive fields and their bytes\n"
     "  --html FILE      write one self-contained HTML page for all frames read to FILE\n"
     "                   ('-': stdout) instead of the text: per frame a summary, the bytes\n"
@@ -238,6 +256,7 @@ constexpr const char* kSiteUsage =
 
 constexpr const char* kConformanceUsage =
     "usage: kwire conformance [dir] [--expected-failures FILE] [--junit FILE] [--json FILE]\n"
+    "                         [--html FILE]\n"
     "\n"
     "Runs every *.txt vector file in dir (default: $KWIRE_CONFORMANCE_DIR, else the\n"
     "installed share/kwire/conformance/vectors, else the source tree's conformance/vectors)\n"
@@ -254,6 +273,12 @@ constexpr const char* kConformanceUsage =
     "                            passes is reported and fails the run.\n"
     "  --junit FILE              write a JUnit XML report (one testcase per vector)\n"
     "  --json FILE               write a JSON report\n"
+    "  --html FILE               write an HTML report (one self-contained page): counts per\n"
+    "                            file and per API and version, and each failure (at most\n"
+    "                            200 drawn in full) with its frame's bytes and object tree,\n"
+    "                            the failing byte or field marked, the checks' messages and,\n"
+    "                            with --testee, the expected vs the answered JSON and the\n"
+    "                            testee's error text; the exit status is unchanged\n"
     "\n"
     "Any implementation: --testee CMD runs the JSON Lines vectors (*.jsonl in dir; see\n"
     "conformance/FORMAT.md) against the program CMD (run with /bin/sh -c), which speaks\n"
@@ -1190,6 +1215,21 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
     }
     width = static_cast<size_t>(*n);
   }
+  ExplainView shown;  // --no-bytes, --depth, --path (explain_view.h)
+  shown.bytes = a.flags.count("no-bytes") == 0;
+  if (auto d = a.Get("depth")) {
+    auto n = ParseNumber(*d);
+    if (!n || *n < 0 || *n > 10000) {
+      u.Fail("--depth takes a number of tree levels (0: the root alone), not '" + *d + "'");
+      return kExitUsage;
+    }
+    shown.depth = static_cast<int>(*n);
+  }
+  shown.path = a.Get("path").value_or("");
+  if ((!shown.bytes || shown.depth || !shown.path.empty()) && a.Get("html")) {
+    u.Fail("--no-bytes, --depth and --path shape the text; --html writes the whole page");
+    return kExitUsage;
+  }
   Correlator requests(kFileRequests);
   Correlator* use = nullptr;
   if (int rc = LoadRequests(a, f, err, "explain", requests, use, u); rc >= 0) return rc;
@@ -1237,11 +1277,14 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
       view.ex = ex;
       pages.push_back(std::move(view));
     } else {
-      std::string tree = RenderObjectTree(ex.nodes, width);
-      if (tree.empty() || tree.back() != '\n') tree += '\n';
-      out << ex.title << "\n\n"
-          << RenderByteLayout(ex.bytes, ex.nodes) << "\nobject tree\n"
-          << tree;
+      const absl::StatusOr<std::string> text = RenderExplainView(ex, shown, width);
+      if (!text.ok()) {  // --path names no row of this frame: exit 1
+        out << ex.title << "\n";
+        err << "kwire explain: " << prefix << text.status().message() << "\n";
+        if (ex.status.ok()) continue;
+      } else {
+        out << *text;
+      }
     }
     if (!ex.status.ok()) {
       err << "kwire explain: " << prefix << ex.status.message() << "\n";
@@ -1372,6 +1415,7 @@ int ConformanceTestee(const Args& a, const std::string& dir, std::ostream& out,
   }
   o.lenient = a.flags.count("lenient") > 0;
   o.strict_errors = a.flags.count("strict-errors") > 0;
+  o.keep_answers = a.Get("html").has_value();  // the page shows them
   if (auto t = a.Get("timeout")) {
     double seconds = 0;
     if (!absl::SimpleAtod(*t, &seconds) || !(seconds > 0) || seconds > 86400) {
@@ -1409,7 +1453,7 @@ int ConformanceTestee(const Args& a, const std::string& dir, std::ostream& out,
     return kExitUsage;
   }
   // Report files are checked before the run, not found unwritable after it.
-  for (const char* option : {"junit", "json", "testee-log"}) {
+  for (const char* option : {"junit", "json", "html", "testee-log"}) {
     if (auto f = a.Get(option)) {
       std::ofstream probe(*f, std::ios::app);
       if (!probe) {
@@ -1424,6 +1468,7 @@ int ConformanceTestee(const Args& a, const std::string& dir, std::ostream& out,
   bool wrote = true;
   if (auto j = a.Get("junit")) wrote &= WriteFile(*j, conformance::RenderTesteeJUnit(report), err);
   if (auto j = a.Get("json")) wrote &= WriteFile(*j, conformance::RenderTesteeJson(report), err);
+  if (auto h = a.Get("html")) wrote &= WriteFile(*h, html::TesteeReportPage(report), err);
   return report.ok() && wrote ? kExitOk : kExitFailure;
 }
 
@@ -1474,6 +1519,7 @@ int Conformance(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
   bool wrote = true;
   if (auto j = a.Get("junit")) wrote &= WriteFile(*j, conformance::RenderJUnit(report), err);
   if (auto j = a.Get("json")) wrote &= WriteFile(*j, conformance::RenderJson(report), err);
+  if (auto h = a.Get("html")) wrote &= WriteFile(*h, html::NativeReportPage(report), err);
   return report.ok() && wrote ? kExitOk : kExitFailure;
 }
 
@@ -1763,11 +1809,12 @@ const std::vector<Command>& Commands() {
        {"binary", "quiet", "json"}},
       {"encode", kEncodeUsage, {}, {"binary"}},
       {"explain", kExplainUsage,
-       {"api", "version", "quirks", "records", "requests", "width", "vector", "html"},
-       {"binary", "show-secrets"}},
+       {"api", "version", "quirks", "records", "requests", "width", "vector", "html", "depth",
+        "path"},
+       {"binary", "show-secrets", "no-bytes"}},
       {"conformance", kConformanceUsage,
-       {"expected-failures", "junit", "json", "testee", "category", "api", "version", "direction",
-        "id", "timeout", "testee-log"},
+       {"expected-failures", "junit", "json", "html", "testee", "category", "api", "version",
+        "direction", "id", "timeout", "testee-log"},
        {"lenient", "list", "strict-errors"}},
       {"testee", kTesteeUsage, {"quirks", "records"}, {}},
       {"proxy", kProxyUsage,

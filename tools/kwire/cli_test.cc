@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tools/html/page.h"
+
 namespace kwire::cli {
 namespace {
 
@@ -453,12 +455,17 @@ TEST(KwireCli, ExplainInvalidUtf8) {
   EXPECT_THAT(strict.err, HasSubstr("invalid utf-8 at byte 17"));
   EXPECT_EQ(strict.out.find('\xff'), std::string::npos);
   // Under the quirk: the value escaped, never raw, with the first bad byte's offset.
-  const Outcome o = Kwire({"explain", "request", "--quirks", "java"}, kBadUtf8Overlong);
+  const Outcome o = Kwire({"explain", "request", "--quirks", "java", "--width", "0"}, kBadUtf8Overlong);
   EXPECT_EQ(o.rc, kExitOk) << o.err;
   EXPECT_THAT(o.out, HasSubstr("\"\\xc0\\xaf\""));
   EXPECT_THAT(o.out, HasSubstr("invalid UTF-8 at byte 17: overlong 2-byte encoding (c0 af)"));
   EXPECT_EQ(o.out.find('\xc0'), std::string::npos);
   EXPECT_EQ(o.out.find('\xaf'), std::string::npos);
+  // At the default 120 columns the note wraps under the tree's guides.
+  const Outcome narrow = Kwire({"explain", "request", "--quirks", "java"}, kBadUtf8Overlong);
+  EXPECT_THAT(narrow.out, HasSubstr("\n    |       |                                (compact, len+1=3); invalid "
+                                    "UTF-8 at byte 17: overlong 2-byte encoding (c0\n"
+                                    "    |       |                                af)\n"));
 }
 
 TEST(KwireCli, Explain) {
@@ -468,7 +475,12 @@ TEST(KwireCli, Explain) {
                                 "on the wire\n"));
   EXPECT_THAT(o.out, HasSubstr("byte layout (20 bytes, 16 bytes per row)"));
   EXPECT_THAT(o.out, HasSubstr("object tree\nDescribeDelegationTokenRequest"));
-  EXPECT_THAT(o.out, HasSubstr("= 41 (DescribeDelegationToken)"));
+  // (At 120 columns the API name, the value's detail, moves to the note.)
+  EXPECT_THAT(o.out, HasSubstr("= 41    "));
+  EXPECT_THAT(o.out, HasSubstr("\n|   |                                        (DescribeDelegationToken); "
+                               "numeric id of the API being invoked\n"));
+  EXPECT_THAT(Kwire({"explain", "request", "--width", "0"}, kDdt3Request).out,
+              HasSubstr("= 41 (DescribeDelegationToken)"));
   EXPECT_THAT(o.out, HasSubstr("+-- tagged_fields"));
 
   const Outcome t = Kwire({"explain", "request"}, "0000000f002900030000000000000002010100");
@@ -496,6 +508,39 @@ TEST(KwireCli, ExplainRedactsSecrets) {
   const Outcome s = Kwire({"explain", "request", "--show-secrets"}, fixed);
   EXPECT_THAT(s.out, HasSubstr("0x736563726574"));
   EXPECT_THAT(s.out, HasSubstr("73 65 63"));
+}
+
+// Issue 35: large frames in parts (explain_view_test.cc has the exact texts).
+TEST(KwireCli, ExplainNoBytesDepthPath) {
+  const std::string vector = std::string(KWIRE_TEST_VECTORS_DIR) + "/live.jsonl:294";
+  const Outcome all = Kwire({"explain", "--vector", vector});
+  ASSERT_EQ(all.rc, kExitOk) << all.err;
+  EXPECT_THAT(all.out, HasSubstr("byte layout (347 bytes"));
+  const Outcome tree = Kwire({"explain", "--vector", vector, "--no-bytes"});
+  ASSERT_EQ(tree.rc, kExitOk) << tree.err;
+  EXPECT_THAT(tree.out, Not(HasSubstr("byte layout")));
+  EXPECT_THAT(tree.out, HasSubstr("object tree\nMetadataResponse"));
+  const Outcome depth = Kwire({"explain", "--vector", vector, "--no-bytes", "--depth", "1"});
+  ASSERT_EQ(depth.rc, kExitOk) << depth.err;
+  EXPECT_THAT(depth.out, HasSubstr("+-- …"));
+  EXPECT_THAT(depth.out, HasSubstr("[0x0008, 339B]  92 rows, 339 bytes, below --depth 1\n"));
+  const Outcome path =
+      Kwire({"explain", "--vector", vector, "--path", "MetadataResponse.Topics[4].Name"});
+  ASSERT_EQ(path.rc, kExitOk) << path.err;
+  EXPECT_THAT(path.out, HasSubstr("the rows of MetadataResponse.Topics[4].Name only)"));
+  EXPECT_THAT(path.out, HasSubstr("= \"__consumer_offsets\""));
+  EXPECT_THAT(path.out, Not(HasSubstr("kwire-clients")));
+  // A path no row has: the title, the body's fields, exit 1.
+  const Outcome none = Kwire({"explain", "--vector", vector, "--path", "Topics[5]"});
+  EXPECT_EQ(none.rc, kExitFailure);
+  EXPECT_EQ(none.out, "MetadataResponse v4, response header v0, 347 bytes on the wire\n");
+  EXPECT_THAT(none.err, HasSubstr("--path 'Topics[5]' matches no row of MetadataResponse"));
+  // Usage errors.
+  EXPECT_EQ(Kwire({"explain", "--vector", vector, "--depth", "x"}).rc, kExitUsage);
+  EXPECT_EQ(Kwire({"explain", "--vector", vector, "--depth", "-1"}).rc, kExitUsage);
+  const Outcome html = Kwire({"explain", "--vector", vector, "--path", "Topics", "--html", "-"});
+  EXPECT_EQ(html.rc, kExitUsage);
+  EXPECT_THAT(html.err, HasSubstr("--html writes the whole page"));
 }
 
 TEST(KwireCli, Conformance) {
@@ -635,6 +680,88 @@ TEST(KwireCli, ConformanceExpectedFailures) {
   const Outcome named = Kwire({"conformance", dir, "--expected-failures", own});
   EXPECT_EQ(named.rc, kExitFailure);
   EXPECT_THAT(named.out, HasSubstr("listed in " + own + ":2 (claims to fail) but passes"));
+  fs::remove_all(root);
+}
+
+// --html (issue 34 item 3): the report page beside the console output, whose text and
+// exit status are those of the same run without it. A deliberately wrong testee: its
+// roundtrip changes byte 11 (the correlation_id's last byte), it accepts every frame's
+// roundtrip, and its validate rejects every frame with a hostile error text.
+TEST(KwireCli, ConformanceHtmlReport) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(testing::TempDir()) / "kwire-conf-html";
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path script = root / "wrong.py";
+  std::ofstream(script)
+      << "import json, sys\n"
+         "for line in sys.stdin:\n"
+         "    q = json.loads(line)\n"
+         "    if q['type'] == 'hello':\n"
+         "        print(json.dumps({'type': 'hello', 'protocol': 1, 'name': 'wrong', 'version': '1',\n"
+         "                          'operations': ['roundtrip', 'validate']}), flush=True)\n"
+         "        continue\n"
+         "    f = q['frame']\n"
+         "    if q['op'] == 'roundtrip':\n"
+         "        a = {'result': 'ok', 'frame': f[:22] + ('01' if f[22:24] == '00' else '00') + f[24:]}\n"
+         "    else:\n"
+         "        a = {'result': 'rejected', 'error': '</script><script>window.__pwned=1</script>'}\n"
+         "    print(json.dumps(dict(a, seq=q['seq'])), flush=True)\n";
+  const std::string page = (root / "report.html").string();
+  std::vector<std::string> args = {"conformance", KWIRE_TEST_VECTORS_DIR, "--testee",
+                                   "python3 " + script.string(), "--api", "DescribeDelegationToken",
+                                   "--version", "3", "--direction", "request"};
+  const Outcome plain = Kwire(args);
+  args.insert(args.end(), {"--html", page});
+  const Outcome html = Kwire(args);
+  EXPECT_EQ(plain.rc, kExitFailure) << plain.out << plain.err;
+  EXPECT_EQ(html.rc, plain.rc);
+  EXPECT_EQ(html.out, plain.out);
+  std::ifstream in(page);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("<script>window"), std::string::npos);  // the testee's text is data
+  const std::optional<std::string> data_text = html::PageDataText(text);
+  ASSERT_TRUE(data_text.has_value());
+  const nlohmann::json data = nlohmann::json::parse(*data_text);
+  EXPECT_EQ(data["page"], "conformance");
+  EXPECT_EQ(data["mode"], "testee");
+  EXPECT_EQ(data["ok"], false);
+  // Every request vector of DescribeDelegationToken v3 fails: 7 accept, 5 reject.
+  EXPECT_EQ(data["vectors"], 12);
+  EXPECT_EQ(data["totals"][1], 12);
+  EXPECT_EQ(data["failures_total"], 12);
+  ASSERT_EQ(data["failures"].size(), 12u);
+  size_t checked = 0;
+  for (const auto& f : data["failures"]) {
+    if (f["id"] == "minimal/DescribeDelegationToken/v3/request") {
+      EXPECT_EQ(f["checks"][0]["check"], "roundtrip");
+      EXPECT_EQ(f["mark"]["offset"], 11);  // the first differing byte
+      EXPECT_EQ(f["mark"]["path"], "RequestHeader.correlation_id");
+      EXPECT_EQ(f["checks"][1]["error"], "</script><script>window.__pwned=1</script>");
+      EXPECT_EQ(f["checks"][0]["compare"]["diffs"], nlohmann::json::parse(R"(["frame"])"));
+      EXPECT_EQ(f["command"], std::string("kwire explain --vector ") + KWIRE_TEST_VECTORS_DIR +
+                                  "/minimal.jsonl:431");
+      ++checked;
+    }
+    if (f["id"] == "negative/DescribeDelegationToken/v3/request/varint_overflow") {
+      EXPECT_EQ(f["mark"]["offset"], 16);  // the vector's error, which the testee missed
+      EXPECT_EQ(f["frame"]["error"]["offset"], 16);
+      EXPECT_NE(f["mutation"], "");
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2u);
+  // Native: every vector passes; the page says so.
+  const std::string native = (root / "native.html").string();
+  const Outcome n = Kwire({"conformance", KWIRE_TEST_VECTORS_DIR, "--html", native});
+  EXPECT_EQ(n.rc, kExitOk) << n.out;
+  std::ifstream nin(native);
+  const std::string ntext((std::istreambuf_iterator<char>(nin)), std::istreambuf_iterator<char>());
+  const nlohmann::json nd = nlohmann::json::parse(html::PageDataText(ntext).value_or("null"));
+  EXPECT_EQ(nd["mode"], "native");
+  EXPECT_EQ(nd["ok"], true);
+  EXPECT_EQ(nd["totals"][0], 740);
+  EXPECT_TRUE(nd["failures"].empty());
   fs::remove_all(root);
 }
 
