@@ -105,10 +105,8 @@ struct IsOptional<std::optional<X>> : std::true_type {};
 
 // State of one walk over a message: count sites (mutating == false) or mutate the
 // `target`-th one.
-struct Walk {
+struct Walk : VersionRule {  // the message's version rule (codec/schema/spec.h)
   Mutator& mu;
-  int16_t version;
-  bool flexible;
   bool mutating = false;
   size_t target = 0;
   size_t seen = 0;
@@ -358,7 +356,7 @@ void WalkValue(Walk& w, const FieldSpec& f, FieldType kind, T& v) {
   } else if constexpr (KafkaStruct<T>) {
     WalkStruct(w, v);
   } else if constexpr (IsOptional<T>::value) {
-    if (f.nullable.Contains(w.version) && w.Hit()) {
+    if (w.Nullable(f) && w.Hit()) {
       if (v.has_value()) {
         v.reset();
       } else {
@@ -383,9 +381,9 @@ struct FieldWalker {
   Walk& w;
   template <class T>
   void operator()(const FieldSpec& f, T& value) {
-    if (w.done || !f.versions.Contains(w.version)) return;
+    if (w.done || !w.Present(f)) return;
     if constexpr (kIsTagged<T>) {
-      if (!w.flexible || !f.tagged.Contains(w.version)) return;
+      if (!w.Tagged(f)) return;
       if (w.Hit()) {
         if (value.has_value()) {
           value.reset();
@@ -610,7 +608,7 @@ bool StructBitwiseEqual(const S& a, const S& b) {
 template <KafkaMessage M>
 size_t CountSites(int16_t version, M& m) {
   Mutator unused(0);
-  mutate_internal::Walk w{unused, version, M::kMessage.flexible.Contains(version)};
+  mutate_internal::Walk w{VersionRule::Of(M::kMessage, version), unused};
   mutate_internal::WalkStruct(w, m);
   return w.seen;
 }
@@ -620,8 +618,7 @@ template <KafkaMessage M>
 bool MutateMessage(Mutator& mu, int16_t version, M& m) {
   const size_t n = CountSites(version, m);
   if (n == 0) return false;
-  mutate_internal::Walk w{mu, version, M::kMessage.flexible.Contains(version), true,
-                          mu.Below(n)};
+  mutate_internal::Walk w{VersionRule::Of(M::kMessage, version), mu, true, mu.Below(n)};
   mutate_internal::WalkStruct(w, m);
   return w.done;
 }

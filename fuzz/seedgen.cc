@@ -59,6 +59,7 @@
 #include "codec/records/record_batch.h"
 #include "codec/schema/fill.h"
 #include "codec/wire/writer.h"
+#include "codec/wire/port.h"
 
 #include <zlib.h>
 
@@ -288,11 +289,9 @@ void FrameCorpora(const fs::path& corpus, const fs::path& vectors) {
     if (at == f.end() || field.size() < 61) break;
     const size_t b = static_cast<size_t>(at - f.begin());
     const uint32_t count = 1000000;
-    for (int i = 0; i < 4; ++i) f[b + 57 + i] = static_cast<uint8_t>(count >> (24 - 8 * i));
-    const size_t batch_end = b + 12 + (uint32_t{f[b + 8]} << 24 | uint32_t{f[b + 9]} << 16 |
-                                       uint32_t{f[b + 10]} << 8 | uint32_t{f[b + 11]});
-    const uint32_t crc = Crc32c(f.data() + b + 21, batch_end - b - 21);
-    for (int i = 0; i < 4; ++i) f[b + 17 + i] = static_cast<uint8_t>(crc >> (24 - 8 * i));
+    kwire::StoreBigEndian(f.data() + b + 57, count);
+    const size_t batch_end = b + 12 + kwire::LoadBigEndian<uint32_t>(f.data() + b + 8);
+    kwire::StoreBigEndian(f.data() + b + 17, Crc32c(f.data() + b + 21, batch_end - b - 21));
     Vector g = rv.v;
     g.frame = f;
     g.api = "records-count-over-budget-Produce";
@@ -632,12 +631,7 @@ Bytes LegacyMessage(int8_t magic, int8_t attributes, int64_t offset, const std::
 // ---- Record batches built byte by byte (for the error paths of the records decoder
 // and of every decompressor).
 
-void PutBe32(Bytes& b, size_t at, uint32_t v) {
-  b[at] = static_cast<uint8_t>(v >> 24);
-  b[at + 1] = static_cast<uint8_t>(v >> 16);
-  b[at + 2] = static_cast<uint8_t>(v >> 8);
-  b[at + 3] = static_cast<uint8_t>(v);
-}
+void PutBe32(Bytes& b, size_t at, uint32_t v) { kwire::StoreBigEndian(b.data() + at, v); }
 
 Bytes Cat(std::initializer_list<Bytes> parts) {
   Bytes out;

@@ -486,5 +486,54 @@ class ReleaseJarsTest(unittest.TestCase):
         self.assertIn("is what kafka-clients 4.4.0", proc.stdout)
 
 
+class NestingTest(unittest.TestCase):
+    """No message type contains itself, through inline structs or common-struct
+    references: the generated decoders' recursion depth is the schema's nesting depth,
+    fixed at build time, so kwire has no depth limit to enforce (codec/schema/decode.h)."""
+
+    @staticmethod
+    def depth(msg):
+        common = {s.name: s for s in msg.structs}
+
+        def rec(fields, stack):
+            deepest = 0
+            for f in fields:
+                if not f.is_struct:
+                    continue
+                if f.fields:  # inline struct
+                    deepest = max(deepest, 1 + rec(f.fields, stack))
+                elif f.element_type in common:
+                    name = f.element_type
+                    if name in stack:
+                        raise AssertionError("%s: struct %s contains itself (%s)"
+                                             % (msg.name, name, " > ".join(stack + [name])))
+                    deepest = max(deepest, 1 + rec(common[name].fields, stack + [name]))
+            return deepest
+        return rec(msg.fields, [])
+
+    def test_every_message_nests_finitely(self):
+        msgs = kdef.load_dir(DEFS)
+        depths = {name: self.depth(m) for name, m in msgs.items()}
+        self.assertGreater(len(depths), 180)
+        # The deepest is 5 today (StreamsGroupDescribeResponse); moves only with Kafka's definitions.
+        self.assertLessEqual(max(depths.values()), 8)
+        self.assertGreaterEqual(depths["FetchResponse"], 3)
+
+    def test_a_self_reference_is_found(self):
+        msg = kdef.parse(textwrap.dedent("""\
+            message LoopRequest
+            type request
+            api_key 9999
+            valid 0
+            current 0
+            flexible none
+            field Items []Node versions=0+
+            struct Node
+              field Children []Node versions=0+
+            """))
+        with self.assertRaisesRegex(AssertionError, "struct Node contains itself"):
+            self.depth(msg)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,12 @@ implements its RecordsValidator) → protocol (registry, frames) → harness (th
 visitor and the fillers: kwire_explain / kwire_fill, outside the core library). A source
 or header may include its own layer and the ones below, never one above; tests are
 exempt (they sit on top of everything).
+
+Port macros (issue 37 item 2): kwire's compiler hints (KWIRE_LIKELY, KWIRE_ALWAYS_INLINE,
+...) are defined only in codec/wire/port_def.inc. A header that uses them includes it after
+all of its #includes and codec/wire/port_undef.inc at its end, so none reaches a user's
+translation unit; no other file of codec/ defines a KWIRE_ macro that it does not
+#undef again in the same file (include guards aside).
 """
 import os
 import re
@@ -65,6 +71,79 @@ def codec_files():
                 with open(os.path.join(path, name), encoding="utf-8") as f:
                     files[(directory, name)] = f.read()
     return files
+
+
+DEFINE = re.compile(r'^\s*#\s*define\s+(KWIRE_[A-Z0-9_]+)', re.M)
+UNDEF = re.compile(r'^\s*#\s*undef\s+(KWIRE_[A-Z0-9_]+)', re.M)
+ANY_INCLUDE = re.compile(r'^\s*#\s*include\s+["<]([^">]+)[">]', re.M)
+PORT_DEF = "codec/wire/port_def.inc"
+PORT_UNDEF = "codec/wire/port_undef.inc"
+
+
+def port_violations(files):
+    """files: {path: text} (paths relative to the root). Returns what breaks the rule."""
+    out = []
+    for path, text in sorted(files.items()):
+        base = os.path.basename(path)
+        if path in (PORT_DEF, PORT_UNDEF) or is_test(base):
+            continue
+        undefined = set(UNDEF.findall(text))
+        # The library's files: a macro there would reach users. (The fuzz harness's
+        # entry-point macros, fuzz/, are its API, for fuzz targets only.)
+        for name in DEFINE.findall(text) if path.startswith("codec/") else []:
+            guard = name.endswith("_H_") and ("#ifndef " + name) in text
+            if not guard and name not in undefined:
+                out.append("%s defines %s (hints belong in %s)" % (path, name, PORT_DEF))
+        includes = ANY_INCLUDE.findall(text)
+        if PORT_DEF not in includes:
+            if re.search(r'\bKWIRE_(UN)?LIKELY\(|\bKWIRE_ALWAYS_INLINE\b|\bKWIRE_NOINLINE\b|'
+                         r'\bKWIRE_COLD\b', text):
+                out.append("%s uses a port macro without including %s" % (path, PORT_DEF))
+            continue
+        if includes.index(PORT_DEF) != len(includes) - 1 - (PORT_UNDEF in includes):
+            out.append("%s includes a header after %s" % (path, PORT_DEF))
+        if path.endswith(".h") and includes[-1:] != [PORT_UNDEF]:
+            out.append("%s does not end with #include \"%s\"" % (path, PORT_UNDEF))
+    return out
+
+
+def source_files():
+    files = {}
+    for top in ("codec", "tools", "fuzz", "bench", "conformance"):
+        for dirpath, dirnames, names in os.walk(os.path.join(ROOT, top)):
+            dirnames[:] = [d for d in dirnames if d not in ("node_modules", "target", "build")]
+            for name in names:
+                if name.endswith((".h", ".cc", ".inc")):
+                    full = os.path.join(dirpath, name)
+                    with open(full, encoding="utf-8") as f:
+                        files[os.path.relpath(full, ROOT)] = f.read()
+    return files
+
+
+class PortTest(unittest.TestCase):
+    def test_port_macros_stay_inside_kwire(self):
+        files = source_files()
+        users = [p for p, t in files.items() if PORT_DEF in ANY_INCLUDE.findall(t)]
+        self.assertGreaterEqual(len(users), 6)  # reader.h, writer.h, varint*.h, two .cc
+        self.assertEqual(port_violations(files), [])
+
+    def test_a_leaking_header_is_found(self):
+        files = {
+            "codec/wire/a.h": '#ifndef KWIRE_A_H_\n#define KWIRE_A_H_\n#include "codec/wire/port_def.inc"\n'
+                              '#define KWIRE_OWN(x) x\n#endif\n',
+            "codec/wire/b.h": '#include "codec/wire/port_def.inc"\n#include <vector>\n'
+                              '#include "codec/wire/port_undef.inc"\n',
+            "codec/wire/c.cc": 'if (KWIRE_LIKELY(x)) {}\n',
+            "codec/wire/d.h": '#define KWIRE_TMP(k) k\n#undef KWIRE_TMP\n#include "codec/wire/port_def.inc"\n'
+                              '#include "codec/wire/port_undef.inc"\n',
+            "codec/wire/e.cc": '#include "x.h"\n#include "codec/wire/port_def.inc"\n',
+        }
+        self.assertEqual(port_violations(files), [
+            "codec/wire/a.h defines KWIRE_OWN (hints belong in codec/wire/port_def.inc)",
+            "codec/wire/a.h does not end with #include \"codec/wire/port_undef.inc\"",
+            "codec/wire/b.h includes a header after codec/wire/port_def.inc",
+            "codec/wire/c.cc uses a port macro without including codec/wire/port_def.inc",
+        ])
 
 
 class LayersTest(unittest.TestCase):

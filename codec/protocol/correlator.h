@@ -67,10 +67,10 @@ class Correlator {
 
   /// Records that `request` awaits a response. kResourceExhausted when max_pending are
   /// already waiting (nothing recorded).
-  absl::Status AddRequest(const RequestIds& request);
+  [[nodiscard]] absl::Status AddRequest(const RequestIds& request);
   /// The same from a request frame's header; kInvalidArgument when it is shorter than
   /// the 12 bytes every request header starts with.
-  absl::Status AddRequestFrame(std::span<const uint8_t> frame);
+  [[nodiscard]] absl::Status AddRequestFrame(std::span<const uint8_t> frame);
 
   /// A response matched to its request.
   struct Match {
@@ -80,10 +80,10 @@ class Correlator {
   };
   /// The pending request with this correlation id (the oldest, if the client reused an
   /// id), removed. kNotFound when none waits: the response answers nothing we saw.
-  absl::StatusOr<Match> TakeResponse(int32_t correlation_id);
+  [[nodiscard]] absl::StatusOr<Match> TakeResponse(int32_t correlation_id);
   /// The same from a response frame's header; kInvalidArgument when it is shorter than 8
   /// bytes.
-  absl::StatusOr<Match> TakeResponseFrame(std::span<const uint8_t> frame);
+  [[nodiscard]] absl::StatusOr<Match> TakeResponseFrame(std::span<const uint8_t> frame);
 
   /// Requests awaiting a response.
   size_t pending() const { return pending_.size(); }

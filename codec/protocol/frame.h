@@ -119,7 +119,7 @@ inline bool ApiVersionsFallback(int16_t api_key, int16_t asked_version, int16_t 
 /// Decodes one request frame (size prefix included). Errors: kTruncated /
 /// kInvalidFrameSize / kTrailingBytes when the size prefix disagrees with the bytes,
 /// kFrameTooLarge, kUnknownApiKey, kUnsupportedVersion, and every decode error.
-absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
+[[nodiscard]] absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
                                                 const FrameOptions& options = {});
 
 /// Decodes one response frame (size prefix included) of (api_key, api_version).
@@ -128,7 +128,7 @@ absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
 /// code 35 UNSUPPORTED_VERSION — any code under kQuirkApiVersionsAnyFallback (Java's
 /// ApiVersionsResponse.parse); `body_version` says which. Otherwise the error is the one
 /// at `api_version` (above the newest: kUnsupportedVersion), the v0 reading in its detail.
-absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame,
+[[nodiscard]] absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame,
                                                   int16_t api_key, int16_t api_version,
                                                   const FrameOptions& options = {});
 
@@ -138,12 +138,12 @@ absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame
 /// the quirks a frame was decoded with to re-encode it byte-exactly. The frame is
 /// written into a per-thread scratch buffer and returned in a vector of exactly its size
 /// (one allocation; AppendRequestFrame into a reused Writer allocates none).
-absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& header,
+[[nodiscard]] absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(const RequestHeader& header,
                                                         const AnyMessage& body,
                                                         const EncodeOptions& options = {});
 
 /// Encodes a response frame for (api_key, api_version).
-absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& header,
+[[nodiscard]] absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& header,
                                                          int16_t api_key, int16_t api_version,
                                                          const AnyMessage& body,
                                                          const EncodeOptions& options = {});
@@ -154,11 +154,11 @@ absl::StatusOr<std::vector<uint8_t>> EncodeResponseFrame(const ResponseHeader& h
 /// EncodeRequestFrame allocates (and page-faults in) a new buffer per frame. `*out` must
 /// be ok(). Errors as EncodeRequestFrame, under `out->options()`; on failure `*out`
 /// holds a partial frame and its error (Clear it before reuse).
-absl::Status AppendRequestFrame(const RequestHeader& header, const AnyMessage& body,
+[[nodiscard]] absl::Status AppendRequestFrame(const RequestHeader& header, const AnyMessage& body,
                                 Writer* out);
 
 /// AppendRequestFrame for a response frame of (api_key, api_version).
-absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
+[[nodiscard]] absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
                                  int16_t api_version, const AnyMessage& body, Writer* out);
 
 namespace frame_internal {
@@ -184,29 +184,29 @@ class FrameObserver {
   /// Decodes the body, an `ops.spec` message at `version`, into `body` as ops.decode does.
   virtual void ReadBody(Reader& r, const MessageOps& ops, int16_t version, void* body) = 0;
 };
-absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameOptions& options,
+[[nodiscard]] absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameOptions& options,
                                     int16_t* header_version, RequestHeader* header,
                                     absl::FunctionRef<void*(const MessageOps&)> body,
                                     FrameObserver* observer = nullptr);
 // `*body_version` receives the version the body was read at (ApiVersions' KIP-511
 // fallback: 0).
-absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api_key,
+[[nodiscard]] absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api_key,
                                      int16_t api_version, const FrameOptions& options,
                                      int16_t* header_version, ResponseHeader* header,
                                      int16_t* body_version,
                                      absl::FunctionRef<void*(const MessageOps&)> body,
                                      FrameObserver* observer = nullptr);
 // `body` points at a message of type `spec`.
-absl::Status AppendRequestFrame(const RequestHeader& header, const MessageSpec& spec,
+[[nodiscard]] absl::Status AppendRequestFrame(const RequestHeader& header, const MessageSpec& spec,
                                 const void* body, Writer* out);
-absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
+[[nodiscard]] absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_key,
                                  int16_t api_version, const MessageSpec& spec, const void* body,
                                  Writer* out);
 // The Encode*Frame calls: `append` writes the frame into this thread's scratch Writer
 // (under `options`), which is copied into a vector of exactly the frame's size: one
 // allocation, no buffer grown and zero-filled step by step. Frames above 1 MiB take the
 // scratch's own buffer instead (no copy; the scratch is not kept that large).
-absl::StatusOr<std::vector<uint8_t>> EncodeFrameSizedOnce(
+[[nodiscard]] absl::StatusOr<std::vector<uint8_t>> EncodeFrameSizedOnce(
     const EncodeOptions& options, absl::FunctionRef<absl::Status(Writer*)> append);
 }  // namespace frame_internal
 
@@ -239,7 +239,7 @@ struct TypedResponseFrame {
 ///   auto f = kwire::DecodeRequestFrameAs<kwire::ProduceRequest>(bytes);
 ///   if (f.ok()) for (const auto& t : f->body.TopicData) { ... }
 template <KafkaMessage M>
-absl::StatusOr<TypedRequestFrame<M>> DecodeRequestFrameAs(std::span<const uint8_t> frame,
+[[nodiscard]] absl::StatusOr<TypedRequestFrame<M>> DecodeRequestFrameAs(std::span<const uint8_t> frame,
                                                           const FrameOptions& options = {});
 
 /// Decodes one request frame like DecodeRequestFrameAs, into `*out`, which may hold an
@@ -255,7 +255,7 @@ absl::StatusOr<TypedRequestFrame<M>> DecodeRequestFrameAs(std::span<const uint8_
 ///   kwire::TypedRequestFrame<kwire::ProduceRequest> f;  // kept per connection
 ///   for (...) { if (absl::Status s = kwire::DecodeRequestFrameInto(bytes, &f); ...) }
 template <KafkaMessage M>
-absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, TypedRequestFrame<M>* out,
+[[nodiscard]] absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, TypedRequestFrame<M>* out,
                                     const FrameOptions& options = {}) {
   static_assert(M::kMessage.kind == MessageKind::kRequest, "M must be a request");
   return frame_internal::DecodeRequestFrameInto(
@@ -266,7 +266,7 @@ absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, TypedRequest
 }
 
 template <KafkaMessage M>
-absl::StatusOr<TypedRequestFrame<M>> DecodeRequestFrameAs(std::span<const uint8_t> frame,
+[[nodiscard]] absl::StatusOr<TypedRequestFrame<M>> DecodeRequestFrameAs(std::span<const uint8_t> frame,
                                                           const FrameOptions& options) {
   TypedRequestFrame<M> out;
   if (absl::Status s = DecodeRequestFrameInto(frame, &out, options); !s.ok()) return s;
@@ -276,7 +276,7 @@ absl::StatusOr<TypedRequestFrame<M>> DecodeRequestFrameAs(std::span<const uint8_
 /// Decodes one response frame (size prefix included) of M's API at `api_version` straight
 /// into an M. Errors: those of DecodeResponseFrame.
 template <KafkaMessage M>
-absl::StatusOr<TypedResponseFrame<M>> DecodeResponseFrameAs(std::span<const uint8_t> frame,
+[[nodiscard]] absl::StatusOr<TypedResponseFrame<M>> DecodeResponseFrameAs(std::span<const uint8_t> frame,
                                                             int16_t api_version,
                                                             const FrameOptions& options = {});
 
@@ -284,7 +284,7 @@ absl::StatusOr<TypedResponseFrame<M>> DecodeResponseFrameAs(std::span<const uint
 /// DecodeRequestFrameInto does (a client decoding the responses of one API in a loop).
 /// Errors: those of DecodeResponseFrame.
 template <KafkaMessage M>
-absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api_version,
+[[nodiscard]] absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api_version,
                                      TypedResponseFrame<M>* out,
                                      const FrameOptions& options = {}) {
   static_assert(M::kMessage.kind == MessageKind::kResponse, "M must be a response");
@@ -294,7 +294,7 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
 }
 
 template <KafkaMessage M>
-absl::StatusOr<TypedResponseFrame<M>> DecodeResponseFrameAs(std::span<const uint8_t> frame,
+[[nodiscard]] absl::StatusOr<TypedResponseFrame<M>> DecodeResponseFrameAs(std::span<const uint8_t> frame,
                                                             int16_t api_version,
                                                             const FrameOptions& options) {
   TypedResponseFrame<M> out;
@@ -315,7 +315,7 @@ absl::StatusOr<TypedResponseFrame<M>> DecodeResponseFrameAs(std::span<const uint
 ///   h.correlation_id = 7;
 ///   absl::Status s = kwire::AppendRequestFrame(h, produce, &w);  // then w.bytes()
 template <KafkaMessage M>
-absl::Status AppendRequestFrame(const RequestHeader& header, const M& body, Writer* out) {
+[[nodiscard]] absl::Status AppendRequestFrame(const RequestHeader& header, const M& body, Writer* out) {
   static_assert(M::kMessage.kind == MessageKind::kRequest, "M must be a request");
   return frame_internal::AppendRequestFrame(header, M::kMessage, &body, out);
 }
@@ -323,7 +323,7 @@ absl::Status AppendRequestFrame(const RequestHeader& header, const M& body, Writ
 /// Appends a response frame whose body is the typed message `body` (M's API at
 /// `api_version`) to `*out`, encoding it where it is. Otherwise as AppendResponseFrame.
 template <KafkaMessage M>
-absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_version,
+[[nodiscard]] absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_version,
                                  const M& body, Writer* out) {
   static_assert(M::kMessage.kind == MessageKind::kResponse, "M must be a response");
   return frame_internal::AppendResponseFrame(header, M::kMessage.api_key, api_version,
@@ -333,7 +333,7 @@ absl::Status AppendResponseFrame(const ResponseHeader& header, int16_t api_versi
 /// Typed convenience: encodes request `body` of type M with the given header fields
 /// (no copy of the body).
 template <KafkaMessage M>
-absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(int16_t api_version, int32_t correlation_id,
+[[nodiscard]] absl::StatusOr<std::vector<uint8_t>> EncodeRequestFrame(int16_t api_version, int32_t correlation_id,
                                                         std::optional<std::string> client_id,
                                                         const M& body) {
   static_assert(M::kMessage.kind == MessageKind::kRequest);

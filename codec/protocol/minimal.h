@@ -15,7 +15,7 @@ namespace kwire {
 /// Encodes the documented minimal frame of `api` at `version` in direction `dir` (size
 /// prefix, header at the registry's header version, minimal body). Errors: those of
 /// EncodeRequestFrame / EncodeResponseFrame (e.g. kUnsupportedVersion).
-absl::StatusOr<std::vector<uint8_t>> EncodeMinimalFrame(const ApiInfo& api, int16_t version,
+[[nodiscard]] absl::StatusOr<std::vector<uint8_t>> EncodeMinimalFrame(const ApiInfo& api, int16_t version,
                                                         Direction dir);
 
 }  // namespace kwire

@@ -97,7 +97,7 @@ struct BrokerRead {
 /// not refused: the schema allows them (a Kafka 4.4 broker does not answer such a
 /// request at all: conformance/testees/apache-kafka/FAILURES.md, B1). Threads: as
 /// DecodeRequestFrame (the refusals are per call).
-absl::StatusOr<BrokerRead> ReadRequestAsBroker(std::span<const uint8_t> frame,
+[[nodiscard]] absl::StatusOr<BrokerRead> ReadRequestAsBroker(std::span<const uint8_t> frame,
                                                const FrameOptions& options = {});
 
 }  // namespace kwire

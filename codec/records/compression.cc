@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/strings/str_format.h"
+#include "codec/wire/port.h"
 
 namespace kwire {
 
@@ -32,9 +33,7 @@ namespace {
 constexpr uint32_t kP1 = 2654435761u, kP2 = 2246822519u, kP3 = 3266489917u,
                    kP4 = 668265263u, kP5 = 374761393u;
 uint32_t Rotl(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
-uint32_t Le32(const uint8_t* p) {
-  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
-}
+uint32_t Le32(const uint8_t* p) { return LoadLittleEndian<uint32_t>(p); }
 }  // namespace
 
 uint32_t XxHash32(const uint8_t* p, size_t n, uint32_t seed) {
@@ -220,9 +219,7 @@ constexpr uint8_t kXerialMagic[8] = {0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0};
 constexpr size_t kXerialHeader = 16;  // magic, int32 version, int32 compatible version
 constexpr size_t kXerialBlock = 32 * 1024;  // snappy-java's default block size
 
-uint32_t Be32(const uint8_t* p) {
-  return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | uint32_t{p[3]};
-}
+uint32_t Be32(const uint8_t* p) { return LoadBigEndian<uint32_t>(p); }
 
 // One raw snappy block at `at` within the payload, appended to `out`.
 Error UnsnappyBlock(std::span<const uint8_t> block, size_t at, const DecompressOptions& opt,
@@ -316,8 +313,7 @@ constexpr uint32_t kLz4FrameMagic = 0x184D2204;
 // frame header.
 size_t Lz4HeaderSize(std::span<const uint8_t> p) {
   if (p.size() < 7) return 0;
-  const uint32_t magic = uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 |
-                         uint32_t{p[3]} << 24;
+  const uint32_t magic = LoadLittleEndian<uint32_t>(p.data());
   if (magic != kLz4FrameMagic) return 0;
   const uint8_t flg = p[4];
   size_t n = 4 + 2 + ((flg & 0x08) ? 8 : 0) + ((flg & 0x01) ? 4 : 0) + 1;

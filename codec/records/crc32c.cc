@@ -2,6 +2,8 @@
 
 #include <boost/crc.hpp>
 
+#include "codec/wire/port.h"
+
 #if KWIRE_CRC32C_ISAL
 #include <isa-l/crc.h>
 
@@ -16,7 +18,7 @@ uint32_t ReverseBits(uint32_t v) {
   v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
   v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
   v = ((v >> 4) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4);
-  return __builtin_bswap32(v);
+  return ByteSwap(v);
 }
 }  // namespace
 

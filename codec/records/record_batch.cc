@@ -9,6 +9,9 @@
 #include "absl/strings/str_format.h"
 #include "codec/records/crc32c.h"
 
+// Last include: kwire's hints (codec/wire/port_def.inc).
+#include "codec/wire/port_def.inc"
+
 namespace kwire {
 
 bool RecordsCrcEnforcementEnabled() {
@@ -80,17 +83,9 @@ Error InDecompressed(Error e, size_t payload_offset, Compression codec, const ch
   return e;
 }
 
-#if defined(__GNUC__)
-#define KWIRE_RECORDS_NOINLINE __attribute__((noinline))
-#define KWIRE_RECORDS_COLD __attribute__((noinline, cold))
-#else
-#define KWIRE_RECORDS_NOINLINE
-#define KWIRE_RECORDS_COLD
-#endif
-
 // A negative varbytes length other than −1 read at `at`: fine (null) with
 // kQuirkAnyNegativeLengthIsNull, else kInvalidLength.
-KWIRE_RECORDS_COLD void NegativeVarBytes(Reader& r, size_t at, int32_t n, const char* what) {
+KWIRE_COLD void NegativeVarBytes(Reader& r, size_t at, int32_t n, const char* what) {
   if (r.has_quirk(kQuirkAnyNegativeLengthIsNull)) return;
   r.Fail(ErrorKind::kInvalidLength, at, absl::StrFormat("%s length %d", what, n));
 }
@@ -147,7 +142,7 @@ void ReadLegacyBody(Reader& r, int8_t magic, const PathNode* msg, LegacyBody* b)
 }
 
 // Appends a new Record to `slots` (amortised growth, after the caller's reserve).
-KWIRE_RECORDS_NOINLINE void GrowSlots(std::vector<Record>* slots) { slots->emplace_back(); }
+KWIRE_NOINLINE void GrowSlots(std::vector<Record>* slots) { slots->emplace_back(); }
 
 // DecompressOptions under RecordsOptions: its cap, lowered to half the allocation budget
 // (RecordsOptions::max_alloc_bytes) when that is smaller, and then named after it.
@@ -208,7 +203,7 @@ struct RecordPaths {
 };
 
 // The checks of ReadRecord that fail, out of line.
-KWIRE_RECORDS_COLD void FailRecordLength(Reader& r, size_t len_at, int32_t len) {
+KWIRE_COLD void FailRecordLength(Reader& r, size_t len_at, int32_t len) {
   if (len < 0) {
     r.Fail(ErrorKind::kInvalidLength, len_at, absl::StrFormat("record length %d", len));
   } else {
@@ -217,7 +212,7 @@ KWIRE_RECORDS_COLD void FailRecordLength(Reader& r, size_t len_at, int32_t len) 
                            r.remaining()));
   }
 }
-KWIRE_RECORDS_COLD void FailHeaderCount(Reader& r, size_t count_at, int32_t count) {
+KWIRE_COLD void FailHeaderCount(Reader& r, size_t count_at, int32_t count) {
   if (count < 0) {
     r.Fail(ErrorKind::kInvalidLength, count_at, absl::StrFormat("header count %d", count));
   } else {
@@ -227,7 +222,7 @@ KWIRE_RECORDS_COLD void FailHeaderCount(Reader& r, size_t count_at, int32_t coun
                            count, r.remaining()));
   }
 }
-KWIRE_RECORDS_COLD void FailRecordRest(Reader& r, int32_t len, size_t body_at) {
+KWIRE_COLD void FailRecordRest(Reader& r, int32_t len, size_t body_at) {
   r.Fail(ErrorKind::kCorruptRecords, r.offset(),
          absl::StrFormat("record length %d but its fields use %d bytes", len,
                          r.offset() - body_at));
@@ -240,7 +235,7 @@ size_t BytesStart(const Reader& r, const std::optional<std::string_view>& v) {
   return r.offset() - (v ? v->size() : 0);
 }
 
-KWIRE_RECORDS_NOINLINE void ReadHeaders(Reader& r, int32_t count, RecordPaths& paths,
+KWIRE_NOINLINE void ReadHeaders(Reader& r, int32_t count, RecordPaths& paths,
                                         Record* rec, RecordLayout* lay) {
   rec->headers.reserve(static_cast<size_t>(count));
   for (int32_t k = 0; r.ok() && k < count; ++k) {
@@ -384,7 +379,7 @@ KWIRE_ALWAYS_INLINE bool FastVarBytes(const uint8_t** p, const uint8_t* limit,
 // none). Returns the end of the last header, or nullptr for what the fast path declines
 // (a count or length out of range, a varint the fast decoders decline, a key that is not
 // UTF-8).
-KWIRE_RECORDS_NOINLINE const uint8_t* ReadHeadersFast(const uint8_t* p, const uint8_t* rec_end,
+KWIRE_NOINLINE const uint8_t* ReadHeadersFast(const uint8_t* p, const uint8_t* rec_end,
                                                       Record* rec) {
   int32_t count;
   if (!FastVarint(&p, rec_end, &count)) return nullptr;
@@ -448,7 +443,7 @@ std::atomic<bool> g_record_fast_path{true};
 // Reads records with ReadRecordFast from `*p` into slots [*live, ...) until `count`
 // records are live or the fast path declines one; advances `*p` and `*live`. A loop of
 // its own so that its cursor, counters and the batch constants stay in registers.
-KWIRE_RECORDS_NOINLINE void ReadRecordsFast(const uint8_t** p, const uint8_t* end,
+KWIRE_NOINLINE void ReadRecordsFast(const uint8_t** p, const uint8_t* end,
                                             const uint8_t* origin, size_t origin_at,
                                             const BatchBase& base, size_t count,
                                             std::vector<Record>* slots, size_t* live,

@@ -494,7 +494,7 @@ Error AppendRecordBatch(const BatchHeader& header, std::span<const Record> recor
                         const EncodeBatchOptions& options = {});
 
 /// AppendRecordBatch into a new string (e.g. for Records::bytes).
-absl::StatusOr<std::string> EncodeRecordBatch(const BatchHeader& header,
+[[nodiscard]] absl::StatusOr<std::string> EncodeRecordBatch(const BatchHeader& header,
                                               std::span<const Record> records,
                                               const EncodeBatchOptions& options = {});
 

@@ -45,19 +45,14 @@ class RecordsValidator {
 namespace schema_internal {
 
 /// Decoding state shared by every level of one message.
-struct DecodeContext {
+struct DecodeContext : VersionRule {
   Reader& r;
-  int16_t version;
-  bool flexible;  ///< The message version is flexible.
   PathNode* node = nullptr;  ///< Path node of the struct being decoded.
   /// Bytes at the end of the current limit that the enclosing arrays' elements still to
   /// come need (each at least its minimum size). Array counts are bounded by the bytes
   /// left minus these, so that nested arrays, sized before their elements are read,
   /// cannot each claim the same bytes: allocation stays O(frame bytes) at any depth.
   size_t reserved = 0;
-
-  bool Compact(const FieldSpec& f) const { return flexible && f.flexible.Contains(version); }
-  bool Nullable(const FieldSpec& f) const { return f.nullable.Contains(version); }
 };
 
 /// The same walk with a DecodeObserver (observer.h) told what is read where. Every walk
@@ -69,6 +64,8 @@ struct ObservedContext : DecodeContext {
 template <class C>
 inline constexpr bool kObserved = std::is_same_v<C, ObservedContext>;
 
+// Recursion depth is the schema's nesting depth (no Kafka message type contains itself),
+// fixed at build time: no input can make the walk deeper, so it needs no depth limit.
 template <class C, KafkaStruct S>
 void DecodeStruct(C& c, S& s);
 
@@ -191,7 +188,7 @@ constexpr const char* ElementStructName() {
 template <class C, class E>
 bool DecodeArray(C& c, const FieldSpec& f, bool nullable, std::vector<E>& v) {
   const bool compact = c.Compact(f);
-  const size_t min = MinElementSize<E>(c.version, c.flexible, compact);
+  const size_t min = MinElementSize<E>(c, compact);
   const size_t at = c.r.offset();
   if constexpr (kObserved<C>) c.o.BeginArrayCount(c.r, compact);
   const int64_t n = c.r.ReadArrayCount(compact, nullable, min, c.reserved);
@@ -217,13 +214,7 @@ bool DecodeArray(C& c, const FieldSpec& f, bool nullable, std::vector<E>& v) {
     if (raw.size() != static_cast<size_t>(n) * sizeof(E)) return true;
     E* out = v.data();
     for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
-      using U = std::make_unsigned_t<E>;
-      U x;
-      std::memcpy(&x, raw.data() + i * sizeof(E), sizeof(E));
-      if constexpr (sizeof(E) == 2) x = __builtin_bswap16(x);
-      if constexpr (sizeof(E) == 4) x = __builtin_bswap32(x);
-      if constexpr (sizeof(E) == 8) x = __builtin_bswap64(x);
-      out[i] = static_cast<E>(x);
+      out[i] = LoadBigEndian<E>(raw.data() + i * sizeof(E));
     }
     return true;
   }
@@ -314,7 +305,7 @@ struct RegularFieldDecoder {
     if constexpr (kIsTagged<T>) {
       value.reset();
     } else {
-      if (!f.versions.Contains(c.version)) {
+      if (!c.Present(f)) {
         value = default_value;
         return;
       }
@@ -334,7 +325,7 @@ struct TaggedFieldDecoder {
   const FieldSpec* found = nullptr;
   template <class T>
   void operator()(const FieldSpec& f, Tagged<T>& value) {
-    if (found != nullptr || !f.HasTag(tag) || !f.tagged.Contains(c.version)) {
+    if (found != nullptr || !f.HasTag(tag) || !c.Tagged(f)) {
       return;
     }
     found = &f;
@@ -462,9 +453,13 @@ void DecodeStruct(C& c, S& s) {
 /// After a failure `out` holds a partial message.
 template <KafkaStruct S>
 void DecodeStruct(Reader& r, int16_t version, bool flexible, S& out) {
-  schema_internal::DecodeContext c{r, version, flexible,
-                                   const_cast<PathNode*>(r.path())};
+  // The walk writes array indexes into its own path nodes; the caller's (r.path(), read
+  // only) is the parent of a node that names nothing and so renders as nothing.
+  const PathNode* const caller = r.path();
+  PathNode outer{caller, nullptr, -1};
+  schema_internal::DecodeContext c{{version, flexible}, r, &outer};
   schema_internal::DecodeStruct(c, out);
+  r.set_path(caller);
 }
 
 }  // namespace kwire

@@ -29,14 +29,11 @@ namespace kwire {
 
 namespace schema_internal {
 
-struct EncodeContext {
+/// Encoding state shared by every level of one message: the version rule, the writer
+/// and the path node of the struct being encoded.
+struct EncodeContext : VersionRule {
   Writer& w;
-  int16_t version;
-  bool flexible;
   PathNode* node = nullptr;
-
-  bool Compact(const FieldSpec& f) const { return flexible && f.flexible.Contains(version); }
-  bool Nullable(const FieldSpec& f) const { return f.nullable.Contains(version); }
 };
 
 template <KafkaStruct S>
@@ -142,7 +139,7 @@ struct FieldEncoder {
   void operator()(const FieldSpec& f, const T& value, const T& default_value) {
     if (!c.w.ok()) return;
     node.name = f.name;
-    if (!f.versions.Contains(c.version)) {
+    if (!c.Present(f)) {
       if (!f.ignorable && !(value == default_value)) FailNonDefault(c);
       return;
     }
@@ -153,7 +150,7 @@ struct FieldEncoder {
           Writer scratch;
           scratch.set_options(c.w.options());
           scratch.set_path(&node);
-          EncodeContext sc{scratch, c.version, c.flexible, &node};
+          EncodeContext sc{{c.version, c.flexible}, scratch, &node};
           EncodeValue(sc, f, *value);
           AddPendingTag(c, f, scratch, *tags);
         }
@@ -196,8 +193,12 @@ void EncodeStruct(EncodeContext& c, const S& s) {
 /// in `w` (check w.ok()).
 template <KafkaStruct S>
 void EncodeStruct(Writer& w, int16_t version, bool flexible, const S& s) {
-  schema_internal::EncodeContext c{w, version, flexible, const_cast<PathNode*>(w.path())};
+  // As DecodeStruct: the caller's path node is only ever a parent.
+  const PathNode* const caller = w.path();
+  PathNode outer{caller, nullptr, -1};
+  schema_internal::EncodeContext c{{version, flexible}, w, &outer};
   schema_internal::EncodeStruct(c, s);
+  w.set_path(caller);
 }
 
 }  // namespace kwire

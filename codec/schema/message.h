@@ -45,7 +45,8 @@ void DecodeBody(Reader& r, int16_t version, M& out) {
            absl::StrFormat("version %d, valid versions are %d-%d", version,
                            M::kMessage.valid.lo, M::kMessage.valid.hi));
   } else {
-    DecodeStruct(r, version, M::kMessage.flexible.Contains(version), out);
+    const VersionRule at = VersionRule::Of(M::kMessage, version);
+    DecodeStruct(r, at.version, at.flexible, out);
   }
   r.set_path(root.parent);
 }
@@ -61,7 +62,8 @@ void EncodeBody(Writer& w, int16_t version, const M& m) {
            absl::StrFormat("version %d, valid versions are %d-%d", version,
                            M::kMessage.valid.lo, M::kMessage.valid.hi));
   } else {
-    EncodeStruct(w, version, M::kMessage.flexible.Contains(version), m);
+    const VersionRule at = VersionRule::Of(M::kMessage, version);
+    EncodeStruct(w, at.version, at.flexible, m);
   }
   w.set_path(root.parent);
 }
@@ -69,7 +71,7 @@ void EncodeBody(Writer& w, int16_t version, const M& m) {
 /// Decodes exactly `bytes` as the body of M at `version` (no frame, no header).
 /// Errors: any ErrorKind of the reader; kTrailingBytes when bytes are left over.
 template <KafkaMessage M>
-absl::StatusOr<M> DecodeMessage(std::span<const uint8_t> bytes, int16_t version,
+[[nodiscard]] absl::StatusOr<M> DecodeMessage(std::span<const uint8_t> bytes, int16_t version,
                                 DecodeOptions options = {}) {
   Reader r(bytes, 0, options);
   M m{};
@@ -84,7 +86,7 @@ absl::StatusOr<M> DecodeMessage(std::span<const uint8_t> bytes, int16_t version,
 /// Encodes `m` as the body of M at `version` (no frame, no header). `options`: strict
 /// by default (a string that is not UTF-8 fails kInvalidUtf8).
 template <KafkaMessage M>
-absl::StatusOr<std::vector<uint8_t>> EncodeMessage(const M& m, int16_t version,
+[[nodiscard]] absl::StatusOr<std::vector<uint8_t>> EncodeMessage(const M& m, int16_t version,
                                                    EncodeOptions options = {}) {
   Writer w;
   w.set_options(options);

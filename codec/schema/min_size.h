@@ -15,7 +15,7 @@
 namespace kwire {
 
 template <KafkaStruct S>
-size_t StructMinSize(int16_t version, bool flexible);
+size_t StructMinSize(VersionRule at);
 
 namespace schema_internal {
 
@@ -32,7 +32,7 @@ inline constexpr bool kIsFixedWidthInt =
 
 /// Smallest encoding of a value of C++ type T in a field with compact-ness `compact`.
 template <class T>
-size_t MinValueSize(int16_t version, bool flexible, bool compact) {
+size_t MinValueSize(VersionRule at, bool compact) {
   if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int8_t>) {
     return 1;
   } else if constexpr (std::is_arithmetic_v<T>) {
@@ -44,27 +44,26 @@ size_t MinValueSize(int16_t version, bool flexible, bool compact) {
   } else if constexpr (std::is_same_v<T, Records> || IsVector<T>::value) {
     return compact ? 1 : 4;
   } else if constexpr (KafkaStruct<T>) {
-    return StructMinSize<T>(version, flexible);
+    return StructMinSize<T>(at);
   } else {  // std::optional<X>: the null marker (length −1, count −1, or int8 −1)
     using X = typename T::value_type;
     if constexpr (KafkaStruct<X>) return 1;
-    return MinValueSize<X>(version, flexible, compact);
+    return MinValueSize<X>(at, compact);
   }
 }
 
 struct MinSizeVisitor {
-  int16_t version;
-  bool flexible;
+  VersionRule at;
   size_t total = 0;
   template <class T>
   void operator()(const FieldSpec& f, const T&) {
     if constexpr (kIsTagged<T>) return;
-    if (!f.versions.Contains(version)) return;
-    const bool compact = flexible && f.flexible.Contains(version);
+    if (!at.Present(f)) return;
+    const bool compact = at.Compact(f);
     if constexpr (std::is_same_v<T, std::string>) {
       total += f.type == FieldType::kString ? (compact ? 1 : 2) : (compact ? 1 : 4);
     } else {
-      total += MinValueSize<T>(version, flexible, compact);
+      total += MinValueSize<T>(at, compact);
     }
   }
 };
@@ -80,16 +79,17 @@ const S& DefaultInstance() {
 /// Smallest number of bytes a struct S occupies at `version` (tagged fields absent,
 /// strings/arrays empty, nullable structs null). Always ≥ 1 in flexible versions.
 template <KafkaStruct S>
-size_t StructMinSize(int16_t version, bool flexible) {
-  schema_internal::MinSizeVisitor v{version, flexible};
+size_t StructMinSize(VersionRule at) {
+  schema_internal::MinSizeVisitor v{at};
   S::VisitFields(v, schema_internal::DefaultInstance<S>());
-  return v.total + (flexible ? 1 : 0);
+  return v.total + (at.flexible ? 1 : 0);
 }
 
-/// Smallest encoding of one array element of C++ type E.
+/// Smallest encoding of one array element of C++ type E, in an array whose count is
+/// compact or not.
 template <class E>
-size_t MinElementSize(int16_t version, bool flexible, bool compact) {
-  return schema_internal::MinValueSize<E>(version, flexible, compact);
+size_t MinElementSize(VersionRule at, bool compact) {
+  return schema_internal::MinValueSize<E>(at, compact);
 }
 
 }  // namespace kwire

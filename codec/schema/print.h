@@ -256,7 +256,7 @@ void PrintBody(Reader& r, int16_t version, PrintBuilder& b, M& out, const PrintS
   } else {
     print_internal::PrintObserver o(b, scope.path, version, scope.header_style);
     schema_internal::ObservedContext c{
-        {r, version, M::kMessage.flexible.Contains(version), &root}, o};
+        {VersionRule::Of(M::kMessage, version), r, &root}, o};
     schema_internal::DecodeStruct(c, out);
   }
   b.Close(r, n);

@@ -228,6 +228,39 @@ struct MessageSpec {
   bool has_sensitive;         ///< Some field (at any depth) is FieldSpec::sensitive.
 };
 
+/// The version rule (protocol guide, "Protocol Primitive Types"; KIP-482, flexible
+/// versions and tagged fields): how the fields of one message are laid out at one of its
+/// versions. The one place kwire answers "does this field exist, is it tagged, compact,
+/// nullable here"; every walker (decode, encode, minimum size, fill, print, the JSON
+/// mapping, the fuzz mutator) asks it rather than its own copy of the rule.
+struct VersionRule {
+  int16_t version;
+  bool flexible;  ///< The message is flexible at `version` (MessageSpec::flexible).
+
+  /// The rule of message `m` at `version`.
+  static constexpr VersionRule Of(const MessageSpec& m, int16_t version) {
+    return {version, m.flexible.Contains(version)};
+  }
+  /// The field exists at this version (in the fixed part or as a tagged field).
+  constexpr bool Present(const FieldSpec& f) const { return f.versions.Contains(version); }
+  /// The field is written in the tagged-fields section at this version: a flexible
+  /// version within its taggedVersions.
+  constexpr bool Tagged(const FieldSpec& f) const {
+    return flexible && f.tagged.Contains(version);
+  }
+  /// Its strings, bytes, arrays and records carry compact (uvarint, length + 1) lengths:
+  /// a flexible version within the field's flexibleVersions.
+  constexpr bool Compact(const FieldSpec& f) const {
+    return flexible && f.flexible.Contains(version);
+  }
+  /// Null (length −1, compact 0, struct marker −1) is allowed at this version.
+  constexpr bool Nullable(const FieldSpec& f) const { return f.nullable.Contains(version); }
+  /// Tag `t`, as read from the wire, is field `f`'s at this version.
+  constexpr bool TagNames(const FieldSpec& f, uint32_t t) const {
+    return f.HasTag(t) && Present(f) && Tagged(f);
+  }
+};
+
 }  // namespace kwire
 
 #endif  // KWIRE_CODEC_SCHEMA_SPEC_H_

@@ -161,8 +161,7 @@ void EncodeTaggedFields(EncodeContext& c, const UnknownTaggedFields& unknown,
   // checked for order and duplicates with the rest below).
   for (const UnknownTaggedField& u : unknown) {
     for (const FieldSpec& f : fields) {
-      if (f.tag >= 0 && static_cast<uint32_t>(f.tag) == u.tag && f.versions.Contains(c.version) &&
-          f.tagged.Contains(c.version)) {
+      if (c.TagNames(f, u.tag)) {
         c.w.Fail(ErrorKind::kTagDuplicate,
                  absl::StrFormat("unknown tag %d is the tag of field %s at version %d", u.tag,
                                  f.name, c.version));

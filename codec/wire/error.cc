@@ -60,7 +60,6 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kStringTooLong: return "too long";
     case ErrorKind::kNonDefaultField: return "non-default field";
     case ErrorKind::kNullNotAllowed: return "null not allowed";
-    case ErrorKind::kNestingTooDeep: return "nesting too deep";
     case ErrorKind::kCorruptRecords: return "corrupt records";
     case ErrorKind::kCrcMismatch: return "crc mismatch";
     case ErrorKind::kCompressionError: return "compression error";

@@ -55,7 +55,6 @@ enum class ErrorKind : uint8_t {
   kStringTooLong,        ///< Encode: string/bytes/array too long for its length prefix.
   kNonDefaultField,      ///< Encode: a field absent in the target version holds a non-default value.
   kNullNotAllowed,       ///< Encode: null value in a version where the field is not nullable.
-  kNestingTooDeep,       ///< Structure nesting beyond the decoder's fixed depth limit.
   kCorruptRecords,       ///< RecordBatch framing inconsistent (magic, lengths, counts).
   kCrcMismatch,          ///< RecordBatch / message CRC does not match its bytes.
   kCompressionError,     ///< Decompression failed, or output would exceed the cap.
@@ -94,7 +93,7 @@ struct [[nodiscard]] Error {
   std::string ToString() const;
   /// OkStatus() for kOk, else a Status with ErrorKindStatusCode(kind), ToString() as its
   /// message, and this Error as the payload kErrorPayloadTypeUrl (see ErrorFromStatus).
-  absl::Status ToStatus() const;
+  [[nodiscard]] absl::Status ToStatus() const;
 
   bool operator==(const Error&) const = default;
 };

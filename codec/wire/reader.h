@@ -22,72 +22,18 @@
 #include <string_view>
 
 #include "codec/wire/error.h"
+#include "codec/wire/path.h"
+#include "codec/wire/port.h"
+#include "codec/wire/quirks.h"
 #include "codec/wire/types.h"
 #include "codec/wire/utf8.h"
 #include "codec/wire/varint.h"
 #include "codec/wire/varint_decode.h"
 
-#if defined(__GNUC__)
-#define KWIRE_LIKELY(x) __builtin_expect(!!(x), 1)
-#define KWIRE_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define KWIRE_LIKELY(x) (x)
-#define KWIRE_UNLIKELY(x) (x)
-#endif
+// Last include: kwire's hints, removed again at the end of this file.
+#include "codec/wire/port_def.inc"
 
 namespace kwire {
-
-/// Opt-in leniencies, bit flags for DecodeOptions::quirks. Each matches what Apache
-/// Kafka's Java implementation accepts and each breaks byte-exact re-encoding (except
-/// kQuirkApiVersionsAnyFallback, which only widens which frames decode, and
-/// kQuirkTagOfOtherVersionRejected, which narrows them as Java does).
-enum Quirk : uint32_t {
-  /// Accept overlong varints (e.g. `80 00` for 0). Java: accepted.
-  kQuirkNonCanonicalVarint = 1u << 0,
-  /// Ignore bits beyond 32 in the 5th byte of a uvarint/varint (and beyond 64 in the
-  /// 10th byte of a varlong). Java: silently dropped.
-  kQuirkVarintExtraBits = 1u << 1,
-  /// Any non-zero bool byte reads as true. Java: `readByte() != 0`.
-  kQuirkAnyNonZeroBool = 1u << 2,
-  /// Any negative length/count reads as null in nullable fields. Java: `length < 0`.
-  kQuirkAnyNegativeLengthIsNull = 1u << 3,
-  /// Tagged fields in any order and repeated. A repeated known tag: the last value wins; a
-  /// repeated unknown tag is kept twice (in ascending tag order, a stable sort), and such a
-  /// message then does not re-encode (kTagDuplicate). Java: accepted; the generated read()
-  /// overwrites a known field and appends an unknown tag to unknownTaggedFields(), whose
-  /// writer (RawTaggedFieldWriter) refuses a tag not above the one before it.
-  kQuirkUnorderedTags = 1u << 4,
-  /// Nullable struct presence marker: any negative byte is null, any other is present.
-  kQuirkAnyStructMarker = 1u << 5,
-  /// Strings (STRING / COMPACT_STRING, nullable or not, and record header keys) that are
-  /// not well-formed UTF-8 (RFC 3629) are accepted and their bytes kept, so the round
-  /// trip stays byte-exact (the encoder writes them back only with this quirk in its
-  /// EncodeOptions, see writer.h). Java: accepted, each bad sequence decoded as U+FFFD.
-  kQuirkInvalidUtf8 = 1u << 6,
-  /// A known tagged field's value is read by its type, whatever size its header
-  /// declares (more or fewer bytes); an unknown tag's payload is still `size` bytes.
-  /// Java: the generated readers ignore the size of the tags they know.
-  kQuirkKnownTagSizeIgnored = 1u << 7,
-  /// ApiVersions responses (KIP-511): a body that does not decode at the version asked
-  /// for is read as v0 whatever its error code. Strict takes that fallback only when the
-  /// v0 body carries 35 UNSUPPORTED_VERSION, what a broker sends (codec/protocol/frame.h,
-  /// ResponseFrame::body_version). Java: ApiVersionsResponse.parse retries at v0 on any
-  /// parse failure. The body re-encodes byte-exactly at v0 either way.
-  kQuirkApiVersionsAnyFallback = 1u << 8,
-  /// The one quirk that rejects more: a tag that belongs to a tagged field of the struct
-  /// which is not tagged at this version (it is tagged only in others) fails
-  /// kInvalidValue at the tag header instead of being kept as an unknown tag. Java: the
-  /// generated read()'s `case N:` throws "Tag N is not valid for version V"
-  /// (MessageDataGenerator); kafka-clients 4.4.0 rejects such frames.
-  kQuirkTagOfOtherVersionRejected = 1u << 9,
-};
-
-/// All quirks: decode what the Java implementation decodes.
-inline constexpr uint32_t kQuirksJava =
-    kQuirkNonCanonicalVarint | kQuirkVarintExtraBits | kQuirkAnyNonZeroBool |
-    kQuirkAnyNegativeLengthIsNull | kQuirkUnorderedTags | kQuirkAnyStructMarker |
-    kQuirkInvalidUtf8 | kQuirkKnownTagSizeIgnored | kQuirkApiVersionsAnyFallback |
-    kQuirkTagOfOtherVersionRejected;
 
 class RecordsValidator;  // codec/schema/decode.h
 
@@ -124,22 +70,6 @@ struct DecodeOptions {
   /// `DecodeOptions{quirks}` keeps meaning the quirks.)
   size_t max_alloc_bytes = kDefaultMaxAllocBytes;
 };
-
-/// One level of the field path, kept on the decoder's (or encoder's) stack and linked to
-/// its parent. Rendered only when an error is recorded, e.g.
-/// `FetchRequest.Topics[0].Partitions[2].FetchOffset`.
-struct PathNode {
-  const PathNode* parent = nullptr;
-  const char* name = nullptr;  ///< Message/struct name at the root, field name below.
-  int64_t index = -1;          ///< Array element index, or -1.
-};
-
-/// Renders a path chain root-first: "A.B[3].C". Empty for nullptr.
-std::string RenderPath(const PathNode* leaf);
-
-/// An Error of `kind` at absolute offset `at`, its path rendered from `path` (may be
-/// nullptr), for checks that run outside a Reader (record batches, records policies).
-Error MakeError(ErrorKind kind, size_t at, const PathNode* path, std::string detail);
 
 /// Bounded cursor over `[data, data + size)`. See the file comment for the contract.
 /// Offsets reported in errors are `base_offset + position`, so a Reader over a slice of
@@ -410,12 +340,9 @@ class Reader {
   template <typename T>
   T ReadBig() {
     if (KWIRE_UNLIKELY(remaining() < sizeof(T))) return static_cast<T>(Truncated(sizeof(T)));
-    T v;
-    std::memcpy(&v, cur_, sizeof(T));
+    const T v = LoadBigEndian<T>(cur_);
     cur_ += sizeof(T);
-    if constexpr (sizeof(T) == 2) return __builtin_bswap16(v);
-    if constexpr (sizeof(T) == 4) return __builtin_bswap32(v);
-    if constexpr (sizeof(T) == 8) return __builtin_bswap64(v);
+    return v;
   }
   // Records kTruncated (need n) at the current offset; returns 0.
   int Truncated(size_t need);
@@ -468,5 +395,7 @@ class Reader {
 };
 
 }  // namespace kwire
+
+#include "codec/wire/port_undef.inc"
 
 #endif  // KWIRE_CODEC_WIRE_READER_H_

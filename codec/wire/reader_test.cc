@@ -1035,7 +1035,6 @@ TEST(ReaderError, StatusCodes) {
       {ErrorKind::kStringTooLong, StatusCode::kFailedPrecondition},
       {ErrorKind::kNonDefaultField, StatusCode::kFailedPrecondition},
       {ErrorKind::kNullNotAllowed, StatusCode::kFailedPrecondition},
-      {ErrorKind::kNestingTooDeep, StatusCode::kInvalidArgument},
       {ErrorKind::kCorruptRecords, StatusCode::kInvalidArgument},
       {ErrorKind::kCrcMismatch, StatusCode::kDataLoss},
       {ErrorKind::kCompressionError, StatusCode::kInvalidArgument},

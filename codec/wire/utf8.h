@@ -27,27 +27,18 @@
 #include <string>
 #include <string_view>
 
+#include "codec/wire/port.h"
+
 namespace kwire {
 
 namespace utf8_internal {
 
 inline constexpr uint64_t kHighBits = 0x8080808080808080ull;
 
-inline uint64_t Load64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-inline uint32_t Load32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-inline uint16_t Load16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
+// Fixed-size unaligned loads (port.h), one instruction each.
+inline uint64_t Load64(const uint8_t* p) { return LoadUnaligned<uint64_t>(p); }
+inline uint32_t Load32(const uint8_t* p) { return LoadUnaligned<uint32_t>(p); }
+inline uint16_t Load16(const uint8_t* p) { return LoadUnaligned<uint16_t>(p); }
 
 /// True when every byte of [p, p+n) is below 0x80. Never reads outside the range.
 /// 8..64 bytes: eight 8-byte loads at min(8k, n − 8), overlapping, with no branch on the

@@ -10,11 +10,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__GNUC__)
-#define KWIRE_VARINT_LIKELY(x) __builtin_expect(!!(x), 1)
-#else
-#define KWIRE_VARINT_LIKELY(x) (x)
-#endif
+#include "codec/wire/port.h"
+
+// Last include: kwire's hints, removed again at the end of this file.
+#include "codec/wire/port_def.inc"
 
 namespace kwire {
 
@@ -73,25 +72,17 @@ inline uint64_t ContinuationBits(uint64_t x, unsigned* top) {
   *top = bit >> 3;
   return 0x8080808080808080ull & ((uint64_t{1} << (bit & 0x38)) - 1);
 }
-inline void Store32(uint8_t* dst, uint32_t v) { __builtin_memcpy(dst, &v, 4); }
 /// The 2-byte encoding of 0x80 ≤ v < 0x4000: on little-endian hosts one 16-bit store of
 /// v + (v & 0x3f80) + 0x80 (low 7 bits, continuation bit, the next 7 bits shifted up by
 /// one), built in a full register; two byte stores elsewhere.
 inline void Store2(uint8_t* dst, uint64_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  const uint16_t w = static_cast<uint16_t>(v + (v & 0x3f80) + 0x80);
-  __builtin_memcpy(dst, &w, 2);
-#else
-  dst[0] = static_cast<uint8_t>(v | 0x80);
-  dst[1] = static_cast<uint8_t>(v >> 7);
-#endif
+  if constexpr (kLittleEndianHost) {
+    StoreUnaligned(dst, static_cast<uint16_t>(v + (v & 0x3f80) + 0x80));
+  } else {
+    dst[0] = static_cast<uint8_t>(v | 0x80);
+    dst[1] = static_cast<uint8_t>(v >> 7);
+  }
 }
-inline void Store64(uint8_t* dst, uint64_t v) { __builtin_memcpy(dst, &v, 8); }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-inline constexpr bool kLittleEndian = true;
-#else
-inline constexpr bool kLittleEndian = false;
-#endif
 
 /// One byte per loop iteration (big-endian hosts).
 inline size_t EncodeLeb128Loop(uint8_t* dst, uint64_t v) {
@@ -117,15 +108,15 @@ inline size_t EncodeUvarint(uint8_t* dst, uint32_t v) {
     dst[0] = static_cast<uint8_t>(v);
     return 1;
   }
-  if (KWIRE_VARINT_LIKELY(v < 0x4000)) {
+  if (KWIRE_LIKELY(v < 0x4000)) {
     varint_internal::Store2(dst, v);
     return 2;
   }
-  if constexpr (!varint_internal::kLittleEndian) return varint_internal::EncodeLeb128Loop(dst, v);
+  if constexpr (!kLittleEndianHost) return varint_internal::EncodeLeb128Loop(dst, v);
   const uint64_t x = varint_internal::Spread7x5(v);
   unsigned top;
   const uint64_t y = x | varint_internal::ContinuationBits(x, &top);
-  varint_internal::Store32(dst, static_cast<uint32_t>(y));
+  StoreUnaligned(dst, static_cast<uint32_t>(y));
   dst[4] = static_cast<uint8_t>(y >> 32);
   return top + 1;
 }
@@ -139,11 +130,11 @@ inline size_t EncodeUvarint64(uint8_t* dst, uint64_t v) {
     dst[0] = static_cast<uint8_t>(v);
     return 1;
   }
-  if (KWIRE_VARINT_LIKELY(v < 0x4000)) {
+  if (KWIRE_LIKELY(v < 0x4000)) {
     varint_internal::Store2(dst, v);
     return 2;
   }
-  if constexpr (!varint_internal::kLittleEndian) return varint_internal::EncodeLeb128Loop(dst, v);
+  if constexpr (!kLittleEndianHost) return varint_internal::EncodeLeb128Loop(dst, v);
   const uint64_t x = varint_internal::Spread7x8(v);
   const uint32_t high = static_cast<uint32_t>(v >> 56);  // bits 56..63: bytes 8 and 9
   unsigned top;
@@ -153,7 +144,7 @@ inline size_t EncodeUvarint64(uint8_t* dst, uint64_t v) {
     cont = 0x8080808080808080ull;
     len = 9 + (high >> 7);
   }
-  varint_internal::Store64(dst, x | cont);
+  StoreUnaligned(dst, x | cont);
   // Byte 8: bits 56..62, and its continuation bit is bit 63 itself; byte 9: bit 63.
   dst[8] = static_cast<uint8_t>(high);
   dst[9] = static_cast<uint8_t>(high >> 7);
@@ -168,5 +159,7 @@ inline size_t EncodeVarlong(uint8_t* dst, int64_t v) {
 }
 
 }  // namespace kwire
+
+#include "codec/wire/port_undef.inc"
 
 #endif  // KWIRE_CODEC_WIRE_VARINT_H_

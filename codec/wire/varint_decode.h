@@ -34,21 +34,16 @@
 #include <immintrin.h>
 #endif
 
-#if defined(__GNUC__)
-#define KWIRE_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define KWIRE_ALWAYS_INLINE inline
-#endif
+#include "codec/wire/port.h"
+
+// Last include: kwire's hints, removed again at the end of this file.
+#include "codec/wire/port_def.inc"
 
 namespace kwire {
 namespace varint_internal {
 
 /// True when the fast tails are available (little-endian host).
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-inline constexpr bool kVarintFastTails = true;
-#else
-inline constexpr bool kVarintFastTails = false;
-#endif
+inline constexpr bool kVarintFastTails = kLittleEndianHost;
 
 /// Readable bytes DecodeUvarint32Tail needs at `p` (one 8-byte load).
 inline constexpr size_t kUvarint32TailBytes = 8;
@@ -57,17 +52,6 @@ inline constexpr size_t kUvarint64TailBytes = 10;
 
 /// Continuation bits of eight bytes.
 inline constexpr uint64_t kHighBits = 0x8080808080808080ull;
-
-KWIRE_ALWAYS_INLINE uint64_t Load64(const uint8_t* p) {
-  uint64_t w;
-  std::memcpy(&w, p, sizeof w);
-  return w;
-}
-KWIRE_ALWAYS_INLINE uint16_t Load16(const uint8_t* p) {
-  uint16_t w;
-  std::memcpy(&w, p, sizeof w);
-  return w;
-}
 
 /// Gathers the low 7 bits of each byte of `x` (byte i → bits 7i..7i+6); the high bit of
 /// every byte is ignored. 56 bits out.
@@ -99,7 +83,7 @@ KWIRE_ALWAYS_INLINE uint64_t Gather7x5(uint64_t x) {
 /// past 5 bytes, sets bits beyond 32 or ends in a zero group: the caller then decodes it
 /// with DecodeLeb128 for the exact error.
 KWIRE_ALWAYS_INLINE size_t DecodeUvarint32Tail(const uint8_t* p, uint32_t* out) {
-  const uint64_t w = Load64(p);
+  const uint64_t w = LoadUnaligned<uint64_t>(p);
   // Two bytes (second byte 0x01..0x7f): a separate predicted branch, so that a stream of
   // 1- and 2-byte values (Kafka's common case) advances by a predicted constant rather
   // than by a length computed from the loaded bytes.
@@ -123,7 +107,7 @@ KWIRE_ALWAYS_INLINE size_t DecodeUvarint32Tail(const uint8_t* p, uint32_t* out) 
 /// Returns the encoded length (2–10) and sets `*out`, or 0 for an encoding that
 /// continues past 10 bytes, sets bits beyond 64 or ends in a zero group.
 KWIRE_ALWAYS_INLINE size_t DecodeUvarint64Tail(const uint8_t* p, uint64_t* out) {
-  const uint64_t w = Load64(p);
+  const uint64_t w = LoadUnaligned<uint64_t>(p);
   if (__builtin_expect(((w & 0xff00) - 0x100) < 0x7f00, 1)) {  // two bytes, as above
     *out = (w & 0x7f) | ((w >> 1) & 0x3f80);
     return 2;
@@ -140,7 +124,7 @@ KWIRE_ALWAYS_INLINE size_t DecodeUvarint64Tail(const uint8_t* p, uint64_t* out) 
   // `last` the terminating byte (byte 8 or 9). Byte 8 of a 9-byte encoding must be
   // 0x01..0x7f (0 is overlong); byte 9 of a 10-byte one must be exactly 0x01 (0 is
   // overlong; more sets bits beyond 64 or continues past 10 bytes).
-  const uint32_t hi = Load16(p + 8);
+  const uint32_t hi = LoadUnaligned<uint16_t>(p + 8);
   const uint32_t ten = (hi >> 7) & 1;
   const uint32_t last = (hi >> (8 * ten)) & 0xff;
   if (__builtin_expect(last - 1 >= (0x7fu >> (6 * ten)), 0)) return 0;
@@ -236,5 +220,7 @@ inline Leb128Result DecodeLeb128(const uint8_t* p, const uint8_t* end, size_t ma
 
 }  // namespace varint_internal
 }  // namespace kwire
+
+#include "codec/wire/port_undef.inc"
 
 #endif  // KWIRE_CODEC_WIRE_VARINT_DECODE_H_

@@ -18,16 +18,21 @@
 #include <vector>
 
 #include "codec/wire/error.h"
-#include "codec/wire/reader.h"
+#include "codec/wire/path.h"
+#include "codec/wire/port.h"
+#include "codec/wire/quirks.h"
 #include "codec/wire/types.h"
 #include "codec/wire/utf8.h"
 #include "codec/wire/varint.h"
+
+// Last include: kwire's hints, removed again at the end of this file.
+#include "codec/wire/port_def.inc"
 
 namespace kwire {
 
 /// Options for encoding. Default: strict (what the encoder writes decodes strictly).
 struct EncodeOptions {
-  /// Quirk bits (reader.h) that also apply to encoding; only kQuirkInvalidUtf8 does:
+  /// Quirk bits (quirks.h) that also apply to encoding; only kQuirkInvalidUtf8 does:
   /// strings that are not well-formed UTF-8 are written as they are instead of failing
   /// kInvalidUtf8, so that a message decoded under that quirk re-encodes byte-exactly.
   /// Other bits are ignored: callers may pass the DecodeOptions::quirks they decoded with.
@@ -178,8 +183,7 @@ class Writer {
   }
   /// Overwrites the int32 at `pos` (from ReserveInt32) with `v`, big-endian.
   void PatchInt32(size_t pos, int32_t v) {
-    const uint32_t be = __builtin_bswap32(static_cast<uint32_t>(v));
-    std::memcpy(buf_.data() + pos, &be, 4);
+    StoreBigEndian(buf_.data() + pos, v);
   }
   /// Mutable access to already-written bytes (CRC patching).
   uint8_t* MutableAt(size_t pos) { return buf_.data() + pos; }
@@ -189,18 +193,11 @@ class Writer {
   template <typename T>
   void WriteBigEndianArray(const T* v, size_t n) {
     static_assert(std::is_integral_v<T> && std::is_signed_v<T>);
-    using U = std::make_unsigned_t<T>;
     if (n == 0) return;
     Ensure(n * sizeof(T));
     uint8_t* p = cur_;
     cur_ = p + n * sizeof(T);
-    for (size_t i = 0; i < n; ++i) {
-      U x = static_cast<U>(v[i]);
-      if constexpr (sizeof(T) == 2) x = __builtin_bswap16(x);
-      if constexpr (sizeof(T) == 4) x = __builtin_bswap32(x);
-      if constexpr (sizeof(T) == 8) x = __builtin_bswap64(x);
-      std::memcpy(p + i * sizeof(T), &x, sizeof(T));
-    }
+    for (size_t i = 0; i < n; ++i) StoreBigEndian(p + i * sizeof(T), v[i]);
   }
 
   /// Makes room for `n` more bytes without writing them.
@@ -255,13 +252,10 @@ class Writer {
   }
   template <typename T>
   void WriteBig(T v) {
-    if constexpr (sizeof(T) == 2) v = __builtin_bswap16(v);
-    if constexpr (sizeof(T) == 4) v = __builtin_bswap32(v);
-    if constexpr (sizeof(T) == 8) v = __builtin_bswap64(v);
     Ensure(sizeof(T));
     uint8_t* p = cur_;
     cur_ = p + sizeof(T);
-    std::memcpy(p, &v, sizeof(T));
+    StoreBigEndian(p, v);
   }
 
   // buf_.size() is the capacity; [buf_.data(), cur_) is written, [cur_, end_) free.
@@ -276,5 +270,7 @@ class Writer {
 };
 
 }  // namespace kwire
+
+#include "codec/wire/port_undef.inc"
 
 #endif  // KWIRE_CODEC_WIRE_WRITER_H_

@@ -26,6 +26,7 @@
 #include "codec/protocol/registry.h"
 #include "codec/wire/error.h"
 #include "tools/json/json.h"
+#include "codec/wire/port.h"
 
 namespace kwire::brokerfuzz {
 namespace {
@@ -34,7 +35,7 @@ constexpr int32_t kProbeId = 0x6b776972;  // "kwir"
 constexpr size_t kKeptAnswerBytes = 64 * 1024;
 
 int32_t ReadInt32(const std::vector<uint8_t>& b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(b[0]) << 24 | b[1] << 16 | b[2] << 8 | b[3]);
+  return kwire::LoadBigEndian<int32_t>(b.data());
 }
 
 std::string ApiName(int16_t key) {

@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "codec/wire/port.h"
 
 namespace kwire::brokerfuzz {
 namespace {
@@ -173,8 +174,7 @@ Connection::Read Connection::ReadFrame(Clock::time_point deadline, size_t max_si
     r.what = io == Io::kTimeout ? Read::kTimeout : got == 0 ? Read::kClosed : Read::kTruncated;
     return r;
   }
-  const auto size = static_cast<int32_t>(static_cast<uint32_t>(prefix[0]) << 24 | prefix[1] << 16 | prefix[2] << 8 |
-                                         prefix[3]);
+  const auto size = kwire::LoadBigEndian<int32_t>(prefix);
   r.size = size;
   if (size < 0) {
     r.what = Read::kBadSize;

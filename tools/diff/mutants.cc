@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "codec/protocol/explain.h"
 #include "fuzz/frame_mutator.h"
+#include "codec/wire/port.h"
 
 namespace kwire::diff {
 namespace {
@@ -291,8 +292,7 @@ void FixSizePrefix(std::vector<uint8_t>& frame, int64_t delta) {
 
 int64_t SizePrefixDelta(const std::vector<uint8_t>& frame) {
   if (frame.size() < 4) return 0;
-  const auto v = static_cast<int32_t>(static_cast<uint32_t>(frame[0]) << 24 | frame[1] << 16 | frame[2] << 8 |
-                                      frame[3]);
+  const auto v = kwire::LoadBigEndian<int32_t>(frame.data());
   return static_cast<int64_t>(v) - (static_cast<int64_t>(frame.size()) - 4);
 }
 

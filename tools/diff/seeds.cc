@@ -12,17 +12,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tools/json/json.h"
+#include "codec/wire/port.h"
 
 namespace kwire::diff {
 namespace {
 
 namespace fs = std::filesystem;
 
-int32_t Be32(const uint8_t* p) {
-  return static_cast<int32_t>(static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 |
-                              static_cast<uint32_t>(p[2]) << 8 | p[3]);
-}
-int16_t Be16(const uint8_t* p) { return static_cast<int16_t>(p[0] << 8 | p[1]); }
+int32_t Be32(const uint8_t* p) { return kwire::LoadBigEndian<int32_t>(p); }
+int16_t Be16(const uint8_t* p) { return kwire::LoadBigEndian<int16_t>(p); }
 
 bool Keep(const Seed& s, const SeedFilter& f) {
   if (f.request && *f.request == s.response) return false;

@@ -11,6 +11,7 @@
 #include "codec/wire/utf8.h"
 #include "tools/html/html_assets.h"  // generated from page.html, page.css, page.js
 #include "tools/html/schema.h"
+#include "codec/wire/port.h"
 
 namespace kwire::html {
 namespace {
@@ -112,9 +113,7 @@ Json Summary(const FrameView& f, const ApiInfo* api, std::optional<int16_t> key,
   }
   std::string size = absl::StrFormat("%d bytes", f.ex.bytes.size());
   if (f.ex.bytes.size() >= 4) {
-    const uint32_t prefix = (uint32_t{f.ex.bytes[0]} << 24) | (uint32_t{f.ex.bytes[1]} << 16) |
-                            (uint32_t{f.ex.bytes[2]} << 8) | uint32_t{f.ex.bytes[3]};
-    size += absl::StrFormat(" (size prefix %d)", static_cast<int32_t>(prefix));
+    size += absl::StrFormat(" (size prefix %d)", LoadBigEndian<int32_t>(f.ex.bytes.data()));
   }
   rows.push_back(SummaryRow("size", size));
   return rows;

@@ -28,7 +28,7 @@ const JsonOps& OpsOf(const MessageSpec& spec) {
 
 absl::StatusOr<Json> ToJson(const MessageSpec& spec, const void* m, int16_t version,
                             std::string_view where, const ToJsonOptions& options) {
-  Context c{version, spec.flexible.Contains(version), std::string(where), {}};
+  Context c{VersionRule::Of(spec, version), std::string(where), {}};
   c.java_strings = options.java_strings;
   Json j = OpsOf(spec).to_json(c, m);
   if (!c.ok()) return absl::InvalidArgumentError(c.error);
@@ -37,7 +37,7 @@ absl::StatusOr<Json> ToJson(const MessageSpec& spec, const void* m, int16_t vers
 
 absl::Status FromJson(const Json& j, const MessageSpec& spec, void* m, int16_t version,
                       std::string_view where) {
-  Context c{version, spec.flexible.Contains(version), std::string(where), {}};
+  Context c{VersionRule::Of(spec, version), std::string(where), {}};
   OpsOf(spec).from_json(c, j, m);
   if (!c.ok()) return absl::InvalidArgumentError(c.error);
   return absl::OkStatus();
@@ -60,7 +60,7 @@ Json FrameObject(const ApiInfo* api, int16_t api_key, int16_t version, Direction
 absl::StatusOr<int16_t> Int16Member(const Json& j, const char* name) {
   auto it = j.find(name);
   if (it == j.end()) return absl::InvalidArgumentError(absl::StrCat("missing member \"", name, "\""));
-  Context c{0, false, name, {}};
+  Context c{{0, false}, name, {}};
   int16_t v = 0;
   json_internal::FromJson(c, *it, v);
   if (!c.ok()) return absl::InvalidArgumentError(c.error);

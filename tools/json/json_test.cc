@@ -112,7 +112,7 @@ TEST(ScalarJson, Int64IsADecimalString) {
   EXPECT_EQ(Int64ToJson(-1).dump(), R"("-1")");
   EXPECT_EQ(Int64ToJson(std::numeric_limits<int64_t>::max()).dump(), R"("9223372036854775807")");
   EXPECT_EQ(Int64ToJson(std::numeric_limits<int64_t>::min()).dump(), R"("-9223372036854775808")");
-  json_internal::Context c{0, false, "", {}};
+  json_internal::Context c{{0, false}, "", {}};
   int64_t v = 0;
   json_internal::FromJson(c, Json("-9223372036854775808"), v);
   EXPECT_TRUE(c.ok());
@@ -143,13 +143,13 @@ TEST(ScalarJson, Float64KeepsEveryBit) {
                               0xffffffffffffffffull, 0x400921fb54442d18ull};
   for (uint64_t bits : samples) {
     const Json j = Json::parse(Float64ToJson(std::bit_cast<double>(bits)).dump());
-    json_internal::Context c{0, false, "", {}};
+    json_internal::Context c{{0, false}, "", {}};
     double v = 0;
     json_internal::FromJson(c, j, v);
     ASSERT_TRUE(c.ok()) << c.error;
     EXPECT_EQ(std::bit_cast<uint64_t>(v), bits) << j.dump();
   }
-  json_internal::Context c{0, false, "F", {}};
+  json_internal::Context c{{0, false}, "F", {}};
   double v = 0;
   json_internal::FromJson(c, Json("NaN:0x7ff0000000000000"), v);  // infinity, not a NaN
   EXPECT_EQ(c.error.rfind("F: expected a float64", 0), 0u) << c.error;
@@ -160,7 +160,7 @@ TEST(ScalarJson, UuidAndBytesAreHex) {
   for (int i = 0; i < 16; ++i) u.bytes[i] = static_cast<uint8_t>(i * 17);
   EXPECT_EQ(json_internal::UuidToJson(u).dump(), R"("00112233445566778899aabbccddeeff")");
   EXPECT_EQ(json_internal::HexToJson(std::string("\x00\xff\x10", 3)).dump(), R"("00ff10")");
-  json_internal::Context c{0, false, "B", {}};
+  json_internal::Context c{{0, false}, "B", {}};
   std::string b;
   json_internal::BlobFromJson(c, Json("ABcd"), FieldType::kBytes, b);
   EXPECT_EQ(b, "\xab\xcd");

@@ -263,8 +263,7 @@ void CheckMembers(Context& c, const Json& j, std::span<const FieldSpec> fields,
       c.Fail(absl::StrCat(struct_name, " has no field ", key));
       return;
     }
-    if (!f->versions.Contains(c.version) ||
-        (f->IsTagged() && (!c.flexible || !f->tagged.Contains(c.version)))) {
+    if (!c.Present(*f) || (f->IsTagged() && !c.Tagged(*f))) {
       c.Fail(absl::StrCat(struct_name, ".", key, " does not exist at version ", c.version));
       return;
     }

@@ -47,9 +47,7 @@ Json HexToJson(std::string_view bytes);
 
 /// The state of one conversion: the message version, whether it is flexible, the JSON
 /// path of the value being converted (for errors) and the first error.
-struct Context {
-  int16_t version;
-  bool flexible;
+struct Context : VersionRule {  // the message's version rule (codec/schema/spec.h)
   std::string path;
   std::string error;  ///< Empty while everything converted.
   /// To JSON: a string that is not UTF-8 is written as Java reads it (JavaStringOf)
@@ -146,10 +144,10 @@ struct FieldToJson {
   Json& out;
   template <class T>
   void operator()(const FieldSpec& f, const T& value) {
-    if (!c.ok() || !f.versions.Contains(c.version)) return;
+    if (!c.ok() || !c.Present(f)) return;
     Context::Scope scope(c, f.name);
     if constexpr (kIsTagged<T>) {
-      if (!c.flexible || !f.tagged.Contains(c.version) || !value.has_value()) return;
+      if (!c.Tagged(f) || !value.has_value()) return;
       out[f.name] = ValueToJson(c, f.type == FieldType::kArray ? f.element : f.type, *value);
     } else {
       out[f.name] = ValueToJson(c, f.type == FieldType::kArray ? f.element : f.type, value);
@@ -181,7 +179,7 @@ void ValueFromJson(Context& c, const Json& j, const FieldSpec& f, FieldType kind
     StructFromJson(c, j, v);
   } else if constexpr (requires { typename T::value_type; v.has_value(); }) {
     if (j.is_null()) {
-      if (!f.nullable.Contains(c.version)) {
+      if (!c.Nullable(f)) {
         c.Fail("null, but the field is not nullable at this version");
         return;
       }
@@ -211,7 +209,7 @@ struct FieldFromJson {
   const Json& j;
   template <class T>
   void operator()(const FieldSpec& f, T& value) {
-    if (!c.ok() || !f.versions.Contains(c.version)) return;
+    if (!c.ok() || !c.Present(f)) return;
     auto it = j.find(f.name);
     if (it == j.end()) return;  // a missing member keeps the field's default
     Context::Scope scope(c, f.name);

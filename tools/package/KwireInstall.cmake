@@ -53,9 +53,11 @@ foreach(component IN LISTS KWIRE_COMPONENTS)
 endforeach()
 
 # ---- headers. Hand-written: every codec/**/*.h except tests' helpers (*_test*.h,
-# test_util.h); generated: the generator's own list (gen/codec/generated/*.h).
+# test_util.h), and the port macros the headers include and undefine again
+# (codec/wire/port_def.inc, port_undef.inc); generated: the generator's own list
+# (gen/codec/generated/*.h).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/codec/ DESTINATION ${KWIRE_HEADER_DIR}/codec
-        FILES_MATCHING PATTERN "*.h"
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.inc"
         PATTERN "*_test*" EXCLUDE
         PATTERN "test_util.h" EXCLUDE
         PATTERN "defs" EXCLUDE)

@@ -29,6 +29,7 @@
 #include "absl/time/time.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/port.h"
 
 namespace kwire::pcap {
 
@@ -86,11 +87,8 @@ using Tins::TCPIP::StreamIdentifier;
 // RFC 1982 order of TCP sequence numbers: a comes after b.
 bool SeqAfter(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) > 0; }
 
-int32_t Int32At(const uint8_t* p) {
-  return static_cast<int32_t>(uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 |
-                              uint32_t{p[3]});
-}
-int16_t Int16At(const uint8_t* p) { return static_cast<int16_t>(uint16_t(p[0] << 8 | p[1])); }
+int32_t Int32At(const uint8_t* p) { return kwire::LoadBigEndian<int32_t>(p); }
+int16_t Int16At(const uint8_t* p) { return kwire::LoadBigEndian<int16_t>(p); }
 
 enum class Plausible { kYes, kNo, kNeedMore };
 
