@@ -120,7 +120,7 @@ TEST(ScalarJson, Int64IsADecimalString) {
   json_internal::FromJson(c, Json(42), v);  // numbers accepted on input
   EXPECT_EQ(v, 42);
   for (const char* bad : {"9223372036854775808", "+1", " 1", "1 ", "", "0x10", "1e3"}) {
-    json_internal::Context e{0, false, "X", {}};
+    json_internal::Context e{{0, false}, "X", {}};
     json_internal::FromJson(e, Json(bad), v);
     EXPECT_EQ(e.error, absl::StrCat("X: \"", bad, "\" is not an int64 in decimal")) << bad;
   }
