@@ -1,4 +1,5 @@
-"""The include graph of codec/ points down only (issue 15 item 3).
+"""The include graph points down only: codec/'s layers (issue 15 item 3) and the rooms of
+the whole tree (issue 37 item 5, ROOMS below).
 
 Layers, lowest first: wire (bytes, Reader/Writer) → schema (FieldSpec, the decode and
 encode walks, generated messages) → records (record batches; may use schema: it
@@ -143,6 +144,97 @@ class PortTest(unittest.TestCase):
             "codec/wire/a.h does not end with #include \"codec/wire/port_undef.inc\"",
             "codec/wire/b.h includes a header after codec/wire/port_def.inc",
             "codec/wire/c.cc uses a port macro without including codec/wire/port_def.inc",
+        ])
+
+
+# Rooms (issue 37 item 5): every folder of the tree that holds C++ is a room, and every
+# room says which others it may include. A new folder, or a new arrow between rooms,
+# fails here until it is declared — so the core never learns about the rooms built on it.
+# "codec" is the core library (its own layers: LAYERS above); tests may also include
+# what their room's code may not (they sit on top of everything).
+ROOMS = {
+    "codec": [],
+    "fuzz": ["codec"],
+    "bench": ["codec"],
+    "conformance": ["codec", "tools/json"],
+    "tools/json": ["codec"],
+    "tools/traffic": ["codec", "tools/json"],
+    "tools/pcap": ["codec", "tools/json", "tools/traffic"],
+    "tools/proxy": ["codec", "tools/json", "tools/traffic"],
+    "tools/diff": ["codec", "conformance", "fuzz", "tools/json"],
+    "tools/brokerfuzz": ["codec", "tools/diff", "tools/json", "tools/proxy"],
+    "tools/html": ["codec", "conformance"],
+    "tools/package": ["codec"],
+    # The CLI dispatches to every room; nothing includes it.
+    "tools/kwire": ["codec", "conformance", "tools/brokerfuzz", "tools/diff", "tools/html",
+                    "tools/json", "tools/pcap", "tools/proxy"],
+}
+# Folders without C++ of their own: data, scripts, the peers' own languages.
+NO_CODE = {"corpus", "oss-fuzz", "tools/kafka-broker", "conformance/testees",
+           "conformance/vectors", "bench/peers"}
+TOP_LEVEL = {"codec", "fuzz", "corpus", "conformance", "bench", "tools", "oss-fuzz"}
+
+
+def room_of(path):
+    """The room of a path relative to the root ("codec/wire/reader.h" -> "codec")."""
+    parts = path.split("/")
+    if parts[0] == "tools" and len(parts) > 2:
+        return "tools/" + parts[1]
+    return parts[0]
+
+
+def room_violations(files):
+    """files: {path: text}. Returns the undeclared rooms and arrows."""
+    out = []
+    for path, text in sorted(files.items()):
+        room = room_of(path)
+        if any(path.startswith(n + "/") for n in NO_CODE):
+            out.append("%s: C++ in a folder declared without code" % path)
+            continue
+        if room not in ROOMS:
+            out.append("%s: room %s is not declared in ROOMS" % (path, room))
+            continue
+        if is_test(os.path.basename(path)):
+            continue
+        for inc in ANY_INCLUDE.findall(text):
+            if inc.split("/")[0] not in ROOMS and inc.split("/")[0] != "tools":
+                continue  # system and third-party headers
+            target = room_of(inc)
+            if target != room and target not in ROOMS[room]:
+                out.append("%s (%s) includes %s (%s): not in ROOMS[%r]"
+                           % (path, room, inc, target, room))
+    return out
+
+
+class RoomsTest(unittest.TestCase):
+    def test_every_folder_is_a_declared_room(self):
+        top = {d for d in os.listdir(ROOT)
+               if os.path.isdir(os.path.join(ROOT, d)) and not d.startswith(".")
+               and d != "build"}
+        self.assertEqual(top, TOP_LEVEL)
+        tools = {"tools/" + d for d in os.listdir(os.path.join(ROOT, "tools"))
+                 if os.path.isdir(os.path.join(ROOT, "tools", d)) and d != "__pycache__"}
+        self.assertEqual(tools - set(ROOMS) - NO_CODE, set())
+
+    def test_rooms_include_only_what_they_declare(self):
+        files = source_files()
+        self.assertGreater(len(files), 150)
+        self.assertEqual(room_violations(files), [])
+
+    def test_an_undeclared_arrow_is_found(self):
+        files = {
+            "codec/wire/reader.h": '#include "conformance/check.h"\n',
+            "tools/json/json.cc": '#include "tools/json/json.h"\n#include "codec/wire/reader.h"\n',
+            "tools/newroom/a.cc": '#include "codec/wire/reader.h"\n',
+            "fuzz/x_test.cc": '#include "tools/json/json.h"\n',
+            "tools/html/page.cc": '#include "tools/kwire/cli.h"\n#include <vector>\n',
+        }
+        self.assertEqual(room_violations(files), [
+            "codec/wire/reader.h (codec) includes conformance/check.h (conformance): "
+            "not in ROOMS['codec']",
+            "tools/html/page.cc (tools/html) includes tools/kwire/cli.h (tools/kwire): "
+            "not in ROOMS['tools/html']",
+            "tools/newroom/a.cc: room tools/newroom is not declared in ROOMS",
         ])
 
 
