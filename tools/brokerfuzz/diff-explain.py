@@ -12,6 +12,10 @@ those verdicts is what the line says:
       tagged field present with its default: Java's objects cannot tell it from absent).
   J1  --quirks java rejects, Kafka reads: kwire's error is a tagged-field count of 2^31 or
       more ("tagged field count N" with N >= 2^31), which Java's int loop skips.
+  W1  (--op roundtrip runs, e.g. kwire strict, Apache Kafka and another implementation)
+      kwire strict reads the frame, Kafka's roundtrip is rejected: Kafka read it but its
+      RawTaggedFieldWriter refuses to write an unknown tag of 2^31 - 1 or more back
+      (conformance/testees/apache-kafka/FAILURES.md, N5).
 
 Usage: diff-explain.py FINDINGS.jsonl...   Exit 0 when every such finding is explained, 1
 with the ones that are not (their ids, signatures and what differs), 2 on a usage error.
@@ -20,7 +24,12 @@ import json
 import re
 import sys
 
-JAVA, KAFKA = "kwire[java]", "apache-kafka"
+JAVA, KAFKA, STRICT = "kwire[java]", "apache-kafka", "kwire"
+# Java's RawTaggedFieldWriter on an unknown tag it read as a negative int or as
+# Integer.MAX_VALUE (FAILURES.md N5).
+RAW_TAG_WRITER = re.compile(r"^re-encoding what Kafka read failed: java\.lang\.RuntimeException: "
+                            r"(Invalid raw tag field list: tag -\d+ comes after tag -?\d+|"
+                            r"Attempted to use tag 2147483647 as an undefined tag)")
 
 
 def is_default(v):
@@ -58,6 +67,13 @@ def explain(finding):
     answers = finding.get("answers", {})
     java, kafka = answers.get(JAVA, {}), answers.get(KAFKA, {})
     jr, kr = java.get("result"), kafka.get("result")
+    strict = answers.get(STRICT, {})
+    if JAVA not in answers and kafka.get("op") == "roundtrip" and kr == "rejected" and \
+            strict.get("result") in ("ok", "refused"):
+        # The message itself names the tag: negative (read from 2^31 or more) or 2^31 - 1.
+        if RAW_TAG_WRITER.match(kafka.get("error", "")):
+            return True, "W1"
+        return False, "Kafka's roundtrip rejects what kwire strict reads: " + kafka.get("error", "")[:200]
     if jr == "rejected" and kr == "ok":
         m = re.search(r"tagged field count (\d+)", java.get("error", ""))
         if m and int(m.group(1)) >= 2**31:
