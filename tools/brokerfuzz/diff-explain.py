@@ -12,6 +12,22 @@ those verdicts is what the line says:
       tagged field present with its default: Java's objects cannot tell it from absent).
   J1  --quirks java rejects, Kafka reads: kwire's error is a tagged-field count of 2^31 or
       more ("tagged field count N" with N >= 2^31), which Java's int loop skips.
+  J4  --quirks java rejects a Produce frame Kafka refuses in part: its error is a decoder
+      limit (a records count above RecordsOptions::max_records, or the allocation budget).
+  J5  --quirks java refuses a Produce partition Kafka reads: records_not_allowed in
+      Produce v0-v2, which can only be a zstd batch (KIP-110; Java's validateRecords checks
+      nothing below v3).
+  W1  (--op roundtrip runs, e.g. kwire strict, Apache Kafka and another implementation)
+      kwire strict reads the frame, Kafka's roundtrip is rejected: Kafka read it but its
+      RawTaggedFieldWriter refuses to write an unknown tag of 2^31 - 1 or more back
+      (conformance/testees/apache-kafka/FAILURES.md, N5); or Kafka's read fails on a tag
+      known at another version of the message, which kwire reads as an unknown tag (K1).
+  C   a crash of another implementation's testee that its FAILURES.md explains: kafka-python
+      C1 (IndexError past the end of the buffer; OverflowError when an over-long varint, L5,
+      gives a length no index holds) and K2 (AssertionError of a tagged struct's tags), kafka-protocol (Rust) C1 (an allocation refused by the worker's heap cap: an
+      array count taken for a capacity) and its panic on a request message shorter than 4
+      bytes (decode_request_header_from_buffer, "Panics"). Any other crash, death, hang or memory fault of
+      them is unexplained.
 
 Usage: diff-explain.py FINDINGS.jsonl...   Exit 0 when every such finding is explained, 1
 with the ones that are not (their ids, signatures and what differs), 2 on a usage error.
@@ -20,18 +36,54 @@ import json
 import re
 import sys
 
-JAVA, KAFKA = "kwire[java]", "apache-kafka"
+JAVA, KAFKA, STRICT = "kwire[java]", "apache-kafka", "kwire"
+# Java's RawTaggedFieldWriter on an unknown tag it read as a negative int or as
+# Integer.MAX_VALUE (FAILURES.md N5).
+RAW_TAG_WRITER = re.compile(r"^re-encoding what Kafka read failed: java\.lang\.RuntimeException: "
+                            r"(Invalid raw tag field list: tag -\d+ comes after tag -?\d+|"
+                            r"Attempted to use tag 2147483647 as an undefined tag)")
 
 
-def is_default(v):
+# Crashes of other implementations' testees their FAILURES.md explains: label -> [(class, regex)].
+KNOWN_CRASHES = {
+    "kafka-python": [("kafka-python C1", re.compile(r"IndexError: index out of bounds")),
+                     ("kafka-python K2", re.compile(r"^AssertionError")),
+                     # L5's varints of any length give a length no index can hold (seed 33024)
+                     ("kafka-python C1/L5", re.compile(r"OverflowError: Python int too large to convert to C ssize_t|"
+                                                       r"IndexError: cannot fit 'int' into an index-sized integer"))],
+    "kafka-protocol_(Rust)": [("kafka-protocol C1", re.compile(r"asked for \d+ bytes at once")),
+                              ("kafka-protocol panic", re.compile(
+                                  r"range end out of bounds: .* in peek_bytes .*<- decode_request_header_from_buffer"))],
+}
+
+
+def fault_of(finding):
+    """(label, verdict) when the finding's signature is one testee's fault, else None."""
+    parts = finding.get("signature", "").split(" | ")
+    if len(parts) == 3 and parts[1].count("=") == 1:
+        label, verdict = parts[1].split("=")
+        return label, verdict
+    return None
+
+
+# Fields of the M1 tagged structs whose schema default is -1 (Kafka's definitions:
+# FetchResponse DivergingEpoch and SnapshotId, Epoch and EndOffset; CurrentLeader of the
+# Fetch and Produce responses, LeaderId and LeaderEpoch).
+MINUS_ONE_DEFAULT = {"Epoch", "EndOffset", "LeaderId", "LeaderEpoch"}
+
+
+def is_default(v, name=None):
     """A value as FORMAT.md writes a default: 0, false, "", empty array, null, a zero uuid,
-    an int64 "0", or an object all of whose members are defaults."""
+    an int64 "0", -1 for the fields of MINUS_ONE_DEFAULT, or an object all of whose
+    members are defaults."""
+    if name in MINUS_ONE_DEFAULT and v in (-1, "-1"):
+        return True
     if v in (0, False, "", None, "0", []):
         return True
     if isinstance(v, str) and re.fullmatch(r"0{32}", v):
         return True
     if isinstance(v, dict):
-        return all(is_default(x) for k, x in v.items() if k != "_unknownTaggedFields")
+        return all(is_default(x, k) for k, x in v.items() if k != "_unknownTaggedFields")
     return False
 
 
@@ -56,8 +108,37 @@ def differences(a, b, path=""):
 def explain(finding):
     """None when the finding is not one this script judges, else (ok, why)."""
     answers = finding.get("answers", {})
+    fault = fault_of(finding)
+    if fault and fault[0] in KNOWN_CRASHES:
+        label, verdict = fault
+        text = answers.get(label, {}).get("error", "") + " " + answers.get(label, {}).get("detail", "")
+        for cls, rx in KNOWN_CRASHES[label]:
+            if verdict == "crashed" and rx.search(text):
+                return True, cls
+        return False, f"{label} {verdict}: {text[:200]}"
     java, kafka = answers.get(JAVA, {}), answers.get(KAFKA, {})
     jr, kr = java.get("result"), kafka.get("result")
+    strict = answers.get(STRICT, {})
+    if JAVA not in answers and kafka.get("op") == "roundtrip" and kr == "rejected" and \
+            strict.get("result") in ("ok", "refused"):
+        # The message itself names the tag: negative (read from 2^31 or more) or 2^31 - 1.
+        if RAW_TAG_WRITER.match(kafka.get("error", "")):
+            return True, "W1"
+        if re.match(r"^java\.lang\.RuntimeException: Tag \d+ is not valid for version \d+", kafka.get("error", "")):
+            return True, "K1"
+        return False, "Kafka's roundtrip rejects what kwire strict reads: " + kafka.get("error", "")[:200]
+    if jr == "rejected" and kr == "refused" and finding.get("api_key") == 0:
+        if re.search(r"records count \d+ (above|needs)|allocation budget exceeded|count_too_large",
+                     java.get("error", "") + " " + java.get("kind", "")):
+            return True, "J4"
+        return False, "--quirks java rejects a Produce frame Kafka refuses in part: " + java.get("error", "")[:200]
+    if jr == "refused" and kr == "ok" and finding.get("api_key") == 0:
+        kinds = {r.get("kind") for r in java.get("refusals", [])}
+        if kinds == {"records_not_allowed"}:
+            if finding.get("version", 99) <= 2:
+                return True, "J5"
+            return False, "--quirks java refuses a Produce partition Kafka reads (records_not_allowed at v3+)"
+        return None
     if jr == "rejected" and kr == "ok":
         m = re.search(r"tagged field count (\d+)", java.get("error", ""))
         if m and int(m.group(1)) >= 2**31:
