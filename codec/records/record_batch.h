@@ -73,6 +73,9 @@ inline constexpr int16_t kAttrDeleteHorizon = 0x40;    ///< Bit 6 (v2): KIP-534 
 inline constexpr size_t kRecordBatchHeaderSize = 61;
 /// baseOffset + batchLength: the bytes not counted by batchLength.
 inline constexpr size_t kLogOverhead = 12;
+/// Where a v2 batch's CRC-32C coverage starts: its attributes, at byte 21 (after
+/// baseOffset, batchLength, partitionLeaderEpoch, magic and the crc itself).
+inline constexpr size_t kRecordBatchCrcStart = 21;
 
 /// Options for decoding records fields.
 /// Default RecordsOptions::max_records.

@@ -193,12 +193,9 @@ void EncodeStruct(EncodeContext& c, const S& s) {
 /// in `w` (check w.ok()).
 template <KafkaStruct S>
 void EncodeStruct(Writer& w, int16_t version, bool flexible, const S& s) {
-  // As DecodeStruct: the caller's path node is only ever a parent.
-  const PathNode* const caller = w.path();
-  PathNode outer{caller, nullptr, -1};
-  schema_internal::EncodeContext c{{version, flexible}, w, &outer};
+  // As DecodeStruct: the caller's node (w.path()) is only ever a parent.
+  schema_internal::EncodeContext c{{version, flexible}, w, const_cast<PathNode*>(w.path())};
   schema_internal::EncodeStruct(c, s);
-  w.set_path(caller);
 }
 
 }  // namespace kwire
