@@ -1164,8 +1164,13 @@ TEST(HostileUtf8, IssueInputs) {
     const char* hex;
     const char* detail;
   } inputs[] = {
-      {"0000001100290003000000000000000202ff010000", "byte 0xff cannot start a sequence"},
-      {"0000001200290003000000000000000203c0af010000", "overlong 2-byte encoding (c0 af)"},
+      // The detail ends with the string's length, where it was read and where it ends.
+      {"0000001100290003000000000000000202ff010000",
+       "byte 0xff cannot start a sequence; string of length 1 read at byte 16 (compact, "
+       "uvarint 2), ends at byte 18"},
+      {"0000001200290003000000000000000203c0af010000",
+       "overlong 2-byte encoding (c0 af); string of length 2 read at byte 16 (compact, "
+       "uvarint 3), ends at byte 19"},
   };
   for (const auto& in : inputs) {
     const Bytes frame = Hex(in.hex);
