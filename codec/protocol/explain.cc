@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
+#include "codec/protocol/diagnose.h"
 #include "codec/protocol/frame.h"
 
 namespace kwire {
@@ -180,6 +181,7 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
              "Request");
   // By API key alone: an unsupported version's body is not explained but may hold secrets.
   HideUnlocatedSecrets(ex, keyed != nullptr ? keyed->request->spec : nullptr, options);
+  AddValueLengthRows(ex, false);  // the failed string or bytes value's length (diagnose.h)
   return ex;
 }
 
@@ -226,15 +228,16 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
   FinishRoot(b, ex.status, root, api != nullptr ? api->response->spec : nullptr, body_version,
              "Response");
   HideUnlocatedSecrets(ex, keyed != nullptr ? keyed->response->spec : nullptr, options);
+  AddValueLengthRows(ex, false);
   return ex;
 }
 
 std::string RenderFrameExplanation(const FrameExplanation& ex) {
   std::string out = ex.title + "\n\n";
-  out += RenderByteLayout(ex.bytes, ex.nodes);
+  out += RenderMarkedByteLayout(ex);
   out += "\nobject tree\n";
   out += RenderObjectTree(ex.nodes);
-  if (!ex.status.ok()) out += "\nerror: " + std::string(ex.status.message()) + "\n";
+  if (!ex.status.ok()) out += "\nerror: " + ErrorInContext(ex).ToString() + "\n";
   return out;
 }
 

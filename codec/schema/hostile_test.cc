@@ -1164,8 +1164,13 @@ TEST(HostileUtf8, IssueInputs) {
     const char* hex;
     const char* detail;
   } inputs[] = {
-      {"0000001100290003000000000000000202ff010000", "byte 0xff cannot start a sequence"},
-      {"0000001200290003000000000000000203c0af010000", "overlong 2-byte encoding (c0 af)"},
+      // The detail ends with the string's length, where it was read and where it ends.
+      {"0000001100290003000000000000000202ff010000",
+       "byte 0xff cannot start a sequence; string of length 1 read at byte 16 (compact, "
+       "uvarint 2), ends at byte 18"},
+      {"0000001200290003000000000000000203c0af010000",
+       "overlong 2-byte encoding (c0 af); string of length 2 read at byte 16 (compact, "
+       "uvarint 3), ends at byte 19"},
   };
   for (const auto& in : inputs) {
     const Bytes frame = Hex(in.hex);
@@ -1221,7 +1226,7 @@ TEST(HostileUtf8, EveryStringKindHasItsOffsetAndPath) {
     m.group_instance_id = "\xed\xa0\x80";
     const Error e = body_error(m, 5);
     ExpectError(e, ErrorKind::kInvalidUtf8, 14, "JoinGroupRequest.GroupInstanceId");
-    EXPECT_EQ(e.detail, "surrogate U+D800");
+    EXPECT_EQ(e.detail, "surrogate U+D800; string of length 3 read at byte 12, ends at byte 17");
   }
   {  // COMPACT_STRING: JoinGroup v6 GroupId "ab\xe2\x82" (truncated), prefix at 0.
     JoinGroupRequest m;
@@ -1229,21 +1234,26 @@ TEST(HostileUtf8, EveryStringKindHasItsOffsetAndPath) {
     const Error e = body_error(m, 6);
     ExpectError(e, ErrorKind::kInvalidUtf8, 3, "JoinGroupRequest.GroupId");
     EXPECT_EQ(e.detail,
-              "sequence truncated: lead byte 0xe2 needs 3 bytes, the string ends after 2");
+              "sequence truncated: lead byte 0xe2 needs 3 bytes, the string ends after 2; "
+              "string of length 4 read at byte 0 (compact, uvarint 5), ends at byte 5");
   }
   {  // COMPACT_NULLABLE_STRING: JoinGroup v6 GroupInstanceId after 1+4+4+1 bytes.
     JoinGroupRequest m;
     m.group_instance_id = "\xf4\x90\x80\x80";
     const Error e = body_error(m, 6);
     ExpectError(e, ErrorKind::kInvalidUtf8, 11, "JoinGroupRequest.GroupInstanceId");
-    EXPECT_EQ(e.detail, "above U+10FFFF (f4 90 80 80)");
+    EXPECT_EQ(e.detail,
+              "above U+10FFFF (f4 90 80 80); string of length 4 read at byte 10 (compact, "
+              "uvarint 5), ends at byte 15");
   }
   {  // Array element: DescribeGroups v0 Groups = {"ok", "x\x80"}: 4 + (2+2) + 2 + 1.
     DescribeGroupsRequest m;
     m.groups = {"ok", "x\x80"};
     const Error e = body_error(m, 0);
     ExpectError(e, ErrorKind::kInvalidUtf8, 11, "DescribeGroupsRequest.Groups[1]");
-    EXPECT_EQ(e.detail, "continuation byte 0x80 without a lead byte");
+    EXPECT_EQ(e.detail,
+              "continuation byte 0x80 without a lead byte; string of length 2 read at byte 8, "
+              "ends at byte 12");
   }
   {  // Compact array element: DescribeGroups v5 Groups = {"\xc1\xbf"}: 1 + 1.
     DescribeGroupsRequest m;
@@ -1271,7 +1281,9 @@ TEST(HostileUtf8, RequestHeaderClientId) {
   const Bytes input = Splice(frame, 12, 3, Hex("00 03 6b c0 80"));
   const Error e = DecodeFrame(c, input).error;
   ExpectError(e, ErrorKind::kInvalidUtf8, 15, "RequestHeader.ClientId");
-  EXPECT_EQ(e.detail, "overlong 2-byte encoding (c0 80)");
+  EXPECT_EQ(e.detail,
+            "overlong 2-byte encoding (c0 80); string of length 3 read at byte 12, ends at "
+            "byte 17");
   const Decoded d = DecodeFrame(c, input, kQuirksJava);
   ASSERT_TRUE(d.ok()) << d.error.ToString();
   EXPECT_EQ(d.reencoded, input);

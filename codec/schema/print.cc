@@ -165,6 +165,33 @@ FieldType BlobKind(FieldType t) {
 }
 }  // namespace
 
+namespace {
+
+// A count or length row (`ln`, type int32 / uvarint) whose read failed at its own first
+// byte (a count too large for the bytes left, a negative length): the row covers the
+// prefix and shows the value on the wire, the value the error is about.
+void FailedPrefix(const PrintBuilder& b, PrintNode& ln, bool compact) {
+  const std::span<const uint8_t> bytes = b.bytes();
+  if (ln.offset >= bytes.size()) return;
+  int64_t wire = 0;
+  size_t width = 0;
+  if (compact) {
+    width = b.VarintLength(ln.offset);
+    if (width > 5 || (bytes[ln.offset + width - 1] & 0x80) != 0) return;  // no whole uvarint
+    for (size_t k = width; k-- > 0;) wire = (wire << 7) | (bytes[ln.offset + k] & 0x7f);
+  } else {
+    width = 4;
+    if (ln.offset + width > bytes.size()) return;
+    for (size_t k = 0; k < width; ++k) wire = (wire << 8) | bytes[ln.offset + k];
+    wire = int64_t{static_cast<int32_t>(static_cast<uint32_t>(wire))};
+  }
+  ln.size = std::max(ln.size, width);
+  ln.value = PrintBuilder::Int(wire);
+  if (compact) ln.detail = wire == 0 ? "(compact, 0 = null)" : "(compact, n+1)";
+}
+
+}  // namespace
+
 std::string PrintObserver::Label(const FieldSpec& f) const {
   return header_style_ ? PrintBuilder::SnakeCase(f.name) : std::string(f.name);
 }
@@ -242,7 +269,10 @@ void PrintObserver::BeginArrayCount(const Reader& r, bool compact) {
 
 int64_t PrintObserver::EndArrayCount(const Reader& r, int64_t count, bool compact) {
   PrintNode& ln = b_.node(Close(r));
-  if (!r.ok()) return 0;
+  if (!r.ok()) {
+    if (r.error().offset == ln.offset) FailedPrefix(b_, ln, compact);
+    return 0;
+  }
   ln.value = PrintBuilder::Int(count < 0 ? (compact ? 0 : -1) : (compact ? count + 1 : count));
   if (compact) ln.detail = count < 0 ? "(compact, 0 = null)" : "(compact, n+1)";
   ln.note = count < 0    ? "null"
@@ -262,7 +292,10 @@ void PrintObserver::BeginRecordsLength(const Reader& r, bool compact) {
 
 void PrintObserver::EndRecordsLength(const Reader& r, int64_t size, bool compact) {
   PrintNode& ln = b_.node(Close(r));
-  if (!r.ok()) return;
+  if (!r.ok()) {
+    if (r.error().offset == ln.offset) FailedPrefix(b_, ln, compact);
+    return;
+  }
   ln.value = PrintBuilder::Int(size < 0 ? (compact ? 0 : -1) : (compact ? size + 1 : size));
   if (compact) ln.detail = size < 0 ? "(compact, 0 = null)" : "(compact, len+1)";
   ln.note = size < 0 ? "null" : "bytes of record batches that follow";

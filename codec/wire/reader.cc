@@ -3,6 +3,7 @@
 #include <limits>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 // Last include: kwire's hints (codec/wire/port_def.inc).
@@ -48,9 +49,43 @@ int Reader::Truncated(size_t need) {
   return 0;
 }
 
+// Where the length of the string value `v` (just read, ending at absolute offset `end`)
+// came from, read off the bytes before it: the decoder's strings are prefixed by an int16
+// length or a compact uvarint n+1 (which can never look like the int16 of the same n), so
+// the fast path keeps no state for it. Empty when neither precedes `v` (a caller of
+// ReadUtf8 that read the length elsewhere).
+static std::string StringLengthContext(std::span<const uint8_t> before, size_t n, size_t end) {
+  const size_t start = end - n;
+  if (before.size() >= 2 && n <= 0x7fff &&
+      ((size_t{before[before.size() - 2]} << 8) | before.back()) == n) {
+    return absl::StrFormat("string of length %d read at byte %d, ends at byte %d", n, start - 2,
+                           end);
+  }
+  uint8_t uvarint[10];
+  size_t width = 0;
+  for (uint64_t x = uint64_t{n} + 1;; x >>= 7) {
+    uvarint[width++] = static_cast<uint8_t>((x & 0x7f) | (x >= 0x80 ? 0x80 : 0));
+    if (x < 0x80) break;
+  }
+  if (before.size() >= width &&
+      std::memcmp(before.data() + before.size() - width, uvarint, width) == 0) {
+    return absl::StrFormat("string of length %d read at byte %d (compact, uvarint %d), ends at "
+                           "byte %d",
+                           n, start - width, n + 1, end);
+  }
+  return {};
+}
+
 std::string_view Reader::InvalidUtf8(std::string_view v, size_t bad) {
   if (has_quirk(kQuirkInvalidUtf8)) return v;
-  Fail(ErrorKind::kInvalidUtf8, offset() - v.size() + bad, DescribeInvalidUtf8(v, bad));
+  // The failure path alone: the detail names the length that sized the value and where it
+  // was read (issue 35: a wrong length, not the bytes, is the usual fault).
+  const auto* p = reinterpret_cast<const uint8_t*>(v.data());
+  const std::string context = StringLengthContext(
+      std::span<const uint8_t>(begin_, static_cast<size_t>(p - begin_)), v.size(), offset());
+  std::string detail = DescribeInvalidUtf8(v, bad);
+  if (!context.empty()) absl::StrAppend(&detail, "; ", context);
+  Fail(ErrorKind::kInvalidUtf8, offset() - v.size() + bad, std::move(detail));
   return {};
 }
 

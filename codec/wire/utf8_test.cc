@@ -216,6 +216,45 @@ TEST(Utf8, ReaderReportsAbsoluteOffsetAndPath) {
   EXPECT_EQ(r.remaining(), 0u);
 }
 
+// The detail names the length that sized the string and where it was read, from the bytes
+// before the value: an int16 length or a compact uvarint n+1 (issue 35); nothing when
+// neither precedes it (above: "ab" is no length of 7).
+struct BytesReader {
+  explicit BytesReader(std::vector<uint8_t> b, size_t base = 0)
+      : bytes(std::move(b)), r(bytes.data(), bytes.size(), base) {}
+  std::vector<uint8_t> bytes;
+  Reader r;
+};
+
+TEST(Utf8, ReaderNamesTheLengthBeforeTheValue) {
+  BytesReader classic({0x00, 0x00, 0x03, 0x61, 0xff, 0x62}, 40);
+  classic.r.Skip(1);
+  ASSERT_EQ(classic.r.ReadStringLength(false, false), 3);
+  EXPECT_EQ(classic.r.ReadUtf8(3), "");
+  EXPECT_EQ(classic.r.error().kind, ErrorKind::kInvalidUtf8);
+  EXPECT_EQ(classic.r.error().offset, 44u);
+  EXPECT_EQ(classic.r.error().ToString(),
+            "invalid utf-8 at byte 44 (byte 0xff cannot start a sequence; string of length 3 "
+            "read at byte 41, ends at byte 46)");
+  BytesReader compact({0x04, 0x61, 0x62, 0xff});
+  ASSERT_EQ(compact.r.ReadStringLength(true, true), 3);
+  EXPECT_EQ(compact.r.ReadUtf8(3), "");
+  EXPECT_EQ(compact.r.error().ToString(),
+            "invalid utf-8 at byte 3 (byte 0xff cannot start a sequence; string of length 3 read "
+            "at byte 0 (compact, uvarint 4), ends at byte 4)");
+  // A two-byte uvarint (length 200: uvarint 201 = c9 01).
+  std::vector<uint8_t> long_one = {0xc9, 0x01};
+  long_one.resize(2 + 200, 'a');
+  long_one[2 + 150] = 0xc0;
+  BytesReader two(long_one);
+  ASSERT_EQ(two.r.ReadStringLength(true, false), 200);
+  EXPECT_EQ(two.r.ReadUtf8(200), "");
+  EXPECT_EQ(two.r.error().offset, 152u);
+  EXPECT_TRUE(two.r.error().detail.ends_with(
+      "; string of length 200 read at byte 0 (compact, uvarint 201), ends at byte 202"))
+      << two.r.error().detail;
+}
+
 TEST(Utf8, ReaderQuirkKeepsTheBytes) {
   const std::string in = "\xc0\xaf";
   Reader r(reinterpret_cast<const uint8_t*>(in.data()), in.size(), 0,

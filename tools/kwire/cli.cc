@@ -24,6 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "codec/protocol/correlator.h"
+#include "codec/protocol/diagnose.h"
 #include "codec/protocol/explain.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/minimal.h"
@@ -116,7 +117,7 @@ constexpr const char* kMinimalUsage =
     "request)\n";
 
 constexpr const char* kDecodeUsage =
-    "usage: kwire decode <request|response> [--api K --version V | --requests FILE]\n"
+    "usage: kwire decode <request|response> [--api K --version V|auto | --requests FILE]\n"
     "                    [--binary] [--quirks LIST] [--records validate|opaque] [--quiet]\n"
     "                    [--json]\n"    "       kwire decode --vector FILE:LINE [...]   (a conformance vector's frame: its\n"
     "                    direction, API and version from the vector; what `kwire conformance\n"
@@ -131,9 +132,14 @@ constexpr const char* kDecodeUsage =
     "does, but a broker refuses part of a request (below); 1 otherwise,\n"
     "with the precise error (e.g. \"truncated at byte 17 in\n"
     "FetchRequest.Topics[0].FetchOffset (need 8, have 3)\"; byte offsets count from the\n"
-    "frame's first byte, and a stream's messages name the frame and where it starts), or,\n"
-    "when a frame decodes but re-encodes differently (possible only under --quirks), the\n"
-    "canonical re-encoding and where it differs.\n"
+    "frame's first byte, and a stream's messages name the frame and where it starts; a\n"
+    "failure inside a string or an array element also names the length or count that was\n"
+    "read and where, e.g. \"string of length 127 read at byte 43, ends at byte 172\"), then\n"
+    "\"hint:\" lines when a likelier cause is visible: another version that decodes the\n"
+    "frame, a size prefix off by 1-3 bytes, or a length or count read before the failure\n"
+    "with which the frame decodes (each found by decoding changed copies of the frame);\n"
+    "or, when a frame decodes but re-encodes differently (possible only under --quirks),\n"
+    "the canonical re-encoding and where it differs.\n"
     "\n"
     "Record batches in records fields (Produce, Fetch, ShareFetch) are validated: CRC,\n"
     "record framing and counts, decompression, and the protocol's rules for the field (a\n"
@@ -153,7 +159,9 @@ constexpr const char* kDecodeUsage =
     "options:\n"
     "  --api K          API key or name; for responses (their header does not carry it)\n"
     "                   with --version, or checked against each request's header\n"
-    "  --version V      API version; for responses, or checked for requests\n"
+    "  --version V      API version; for responses, or checked for requests. For\n"
+    "                   responses `auto`: the newest version at which the frame decodes\n"
+    "                   (stderr names every one that does)\n"
     "  --requests FILE  responses: the request stream they answer (hex, or raw with\n"
     "                   --binary); each response's API and version come from the request\n"
     "                   with its correlation id\n"
@@ -198,9 +206,9 @@ constexpr const char* kEncodeUsage =
     "  --binary         write raw frames instead of hex lines\n";
 
 constexpr const char* kExplainUsage =
-    "usage: kwire explain <request|response> [--api K --version V | --requests FILE]\n"
+    "usage: kwire explain <request|response> [--api K --version V|auto | --requests FILE]\n"
     "                     [--binary] [--quirks LIST] [--records validate|opaque]\n"
-    "                     [--width N] [--no-bytes] [--depth N] [--path P]\n"
+    "                     [--width N] [--no-bytes] [--depth N] [--path P] [--lengths]\n"
     "                     [--show-secrets] [--html FILE]\n"
     "       kwire explain --vector FILE:LINE [...]   (a conformance vector's frame)\n"
     "\n"
@@ -212,7 +220,11 @@ constexpr const char* kExplainUsage =
     "batch have no wire position, [offset, 0B]). Sensitive fields (SASL auth bytes, token\n"
     "HMACs, SCRAM salts and salted passwords) are redacted unless --show-secrets. Exits 1,\n"
     "after printing the tree up to the failure, when a frame does not decode — a corrupt\n"
-    "record batch included (shown as an error node), unless --records opaque.\n"
+    "record batch included (shown as an error node), unless --records opaque: the failing\n"
+    "byte is marked in the byte layout ('>' before it, '!' in the region map), a string or\n"
+    "bytes value that failed gets a `length` row (the value on the wire) and its bytes up\n"
+    "to the failure, a count or length that failed shows its value, and the error and\n"
+    "hints follow as for `kwire decode`.\n"
     "\n"
     "options: --api, --version, --requests, --binary, --quirks, --records as for\n"
     "`kwire decode`, and\n"
@@ -220,6 +232,8 @@ constexpr const char* kExplainUsage =
     "                   long values continue and long notes wrap on lines that keep\n"
     "                   the tree's guides\n"
     "  --no-bytes       print the object tree alone, no byte layout\n"
+    "  --lengths        a `length` row under every string and bytes value too (offset,\n"
+    "                   size and value of its prefix; else they say it in their detail)\n"
     "  --depth N        print the tree to N levels (the root is level 0; Frame, the header\n"
     "                   and the body are level 1), or N levels below the --path node; each\n"
     "                   deeper subtree is one '…' row with its number of rows and bytes\n"
@@ -740,6 +754,7 @@ struct FrameInput {
   Direction dir = Direction::kRequest;
   const ApiInfo* api = nullptr;    // --api
   std::optional<int16_t> version;  // --version
+  bool version_auto = false;       // --version auto (responses): the version that decodes
   uint32_t quirks = 0;
   RecordsMode records = RecordsMode::kValidate;  // --records
   bool json = false;                             // --json (decode)
@@ -753,7 +768,13 @@ bool ParseFrameArgs(const Args& a, FrameInput& f, Usage& u) {
     return false;
   }
   if (auto api = a.Get("api"); api && !ResolveApi(*api, f.api, u)) return false;
-  if (auto v = a.Get("version")) {
+  if (auto v = a.Get("version"); v && *v == "auto") {
+    if (f.dir == Direction::kRequest) {
+      return u.Fail("--version auto is for responses (a request's header names its version)");
+    }
+    if (f.api == nullptr) return u.Fail("--version auto needs --api");
+    f.version_auto = true;
+  } else if (v) {
     int16_t version = 0;
     if (f.api == nullptr) {
       auto n = ParseNumber(*v);
@@ -764,12 +785,12 @@ bool ParseFrameArgs(const Args& a, FrameInput& f, Usage& u) {
     }
     f.version = version;
   }
-  if (f.dir == Direction::kResponse && (f.api == nullptr || !f.version) &&
+  if (f.dir == Direction::kResponse && (f.api == nullptr || (!f.version && !f.version_auto)) &&
       !a.Get("requests")) {
     return u.Fail(
         "a response needs --api and --version, or --requests (its header does not name them)");
   }
-  if (a.Get("requests") && (f.api != nullptr || f.version)) {
+  if (a.Get("requests") && (f.api != nullptr || f.version || f.version_auto)) {
     return u.Fail("--requests and --api/--version exclude each other");
   }
   if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, f.quirks, u)) return false;
@@ -927,12 +948,54 @@ bool ReadRequests(const std::string& file, bool binary, Correlator& requests,
   return true;
 }
 
-// For responses: the (api, version) of frame `bytes`, from --api/--version or the --requests correlator.
+// The FrameOptions of the frame commands' --quirks and --records.
+FrameOptions FrameOptionsOf(const FrameInput& f) {
+  FrameOptions options;
+  options.decode.quirks = f.quirks;
+  options.records_mode = f.records;
+  return options;
+}
+
+// --version auto: the newest response version of `key` at which `bytes` decodes cleanly;
+// when none does, the one that reads furthest (its error is then the frame's). `note`
+// says which versions decode ("--version auto: ...").
+int16_t AutoResponseVersion(const FrameInput& f, int16_t key, std::span<const uint8_t> bytes,
+                            std::string& note) {
+  const FrameOptions options = FrameOptionsOf(f);
+  const ApiInfo& api = *FindApi(key);
+  const std::vector<int16_t> good = ResponseVersionsThatDecode(bytes, key, options);
+  if (!good.empty()) {
+    std::vector<std::string> names;
+    for (int16_t v : good) names.push_back(absl::StrFormat("v%d", v));
+    note = absl::StrFormat("--version auto: %sResponse %s %s; read as v%d", api.name,
+                           good.size() == 1 ? "decodes at" : "decodes at each of",
+                           absl::StrJoin(names, ", "), good.back());
+    return good.back();
+  }
+  const VersionRange valid = api.response_versions();
+  int16_t best = valid.hi;
+  size_t furthest = 0;
+  for (int v = valid.hi; v >= valid.lo; --v) {
+    const auto r = DecodeResponseFrame(bytes, key, static_cast<int16_t>(v), options);
+    const std::optional<Error> e = ErrorFromStatus(r.status());
+    if (e && e->offset > furthest) {
+      furthest = e->offset;
+      best = static_cast<int16_t>(v);
+    }
+  }
+  note = absl::StrFormat("--version auto: no version of %sResponse (v%d-v%d) decodes this "
+                         "frame; v%d reads furthest",
+                         api.name, valid.lo, valid.hi, best);
+  return best;
+}
+
+// For responses: the (api, version) of frame `bytes`, from --api/--version (or --version
+// auto: `note` says what it chose) or the --requests correlator.
 bool ResponseApi(const FrameInput& f, Correlator* requests, std::span<const uint8_t> bytes,
-                 int16_t& key, int16_t& version, std::string& error) {
+                 int16_t& key, int16_t& version, std::string& error, std::string& note) {
   if (requests == nullptr) {
     key = f.api->api_key;
-    version = *f.version;
+    version = f.version_auto ? AutoResponseVersion(f, key, bytes, note) : *f.version;
     return true;
   }
   absl::StatusOr<Correlator::Match> match = requests->TakeResponseFrame(bytes);
@@ -947,6 +1010,42 @@ bool ResponseApi(const FrameInput& f, Correlator* requests, std::span<const uint
   key = match->request.api_key;
   version = match->request.api_version;
   return true;
+}
+
+// The error of a frame that failed to decode with `status`, as printed: with the count of
+// the array element it failed in (diagnose.h's ErrorInContext, from the frame's
+// explanation).
+std::string FailureText(const FrameInput& f, std::span<const uint8_t> bytes, int16_t key,
+                        int16_t version, const absl::Status& status) {
+  PrintOptions po;
+  po.decode.quirks = f.quirks;
+  po.records_mode = f.records;
+  const FrameExplanation ex = f.dir == Direction::kRequest
+                                  ? ExplainRequestFrame(bytes, po)
+                                  : ExplainResponseFrame(bytes, key, version, po);
+  if (ex.status != status) return std::string(status.message());
+  return ErrorInContext(ex).ToString();
+}
+
+// After a frame failed: the hints of codec/protocol/diagnose.h on `err`, one line each
+// ("kwire decode: hint: ..."). `following`: the stream after the frame.
+void PrintHints(const FrameInput& f, const char* cmd, const std::string& prefix,
+                std::span<const uint8_t> bytes, std::span<const uint8_t> following,
+                int16_t key, int16_t version, std::ostream& err) {
+  DiagnoseOptions d;
+  d.following = following;
+  const FrameOptions options = FrameOptionsOf(f);
+  const std::vector<DecodeHint> hints =
+      f.dir == Direction::kRequest ? DiagnoseRequestFrame(bytes, options, d)
+                                   : DiagnoseResponseFrame(bytes, key, version, options, d);
+  for (const DecodeHint& h : hints) {
+    err << "kwire " << cmd << ": " << prefix << "hint: " << h.text;
+    if (h.kind == DecodeHint::Kind::kVersion && f.dir == Direction::kResponse &&
+        !f.version_auto && f.api != nullptr) {
+      err << " (--version auto reads it so)";
+    }
+    err << "\n";
+  }
 }
 
 // Reads --requests (if given) into `requests` (`use` points at it then, else null).
@@ -1015,11 +1114,10 @@ Json RefusalsJson(const std::vector<Refusal>& refusals) {
 // decodes and re-encodes to the same bytes, kRefused when it does but a broker refuses
 // part of it (each refusal on `err`).
 FrameVerdict DecodeOne(const FrameInput& f, Correlator* requests,
-                       std::span<const uint8_t> bytes, const std::string& prefix, bool quiet,
-                       std::ostream& out, std::ostream& err) {
-  FrameOptions options;
-  options.decode.quirks = f.quirks;
-  options.records_mode = f.records;
+                       std::span<const uint8_t> bytes, std::span<const uint8_t> following,
+                       const std::string& prefix, bool quiet, std::ostream& out,
+                       std::ostream& err) {
+  const FrameOptions options = FrameOptionsOf(f);
   absl::StatusOr<std::vector<uint8_t>> again;
   absl::StatusOr<Json> json = Json();
   std::string what;
@@ -1028,7 +1126,8 @@ FrameVerdict DecodeOne(const FrameInput& f, Correlator* requests,
   if (f.dir == Direction::kRequest) {
     auto read = ReadRequestAsBroker(bytes, options);
     if (!read.ok()) {
-      err << "kwire decode: " << prefix << read.status().message() << "\n";
+      err << "kwire decode: " << prefix << FailureText(f, bytes, 0, 0, read.status()) << "\n";
+      PrintHints(f, "decode", prefix, bytes, following, 0, 0, err);
       return FrameVerdict::kFailed;
     }
     // The verdict's lines, printed before anything can fail below (a re-encoding that
@@ -1047,14 +1146,17 @@ FrameVerdict DecodeOne(const FrameInput& f, Correlator* requests,
     if (f.json) json = RequestFrameToJson(*frame, ToJsonOptions::ForQuirks(f.quirks));
   } else {
     int16_t key = 0, version = 0;
-    std::string error;
-    if (!ResponseApi(f, requests, bytes, key, version, error)) {
+    std::string error, note;
+    if (!ResponseApi(f, requests, bytes, key, version, error, note)) {
       err << "kwire decode: " << prefix << error << "\n";
       return FrameVerdict::kFailed;
     }
     auto frame = DecodeResponseFrame(bytes, key, version, options);
+    if (!note.empty() && (!quiet || !frame.ok())) err << "kwire decode: " << prefix << note << "\n";
     if (!frame.ok()) {
-      err << "kwire decode: " << prefix << frame.status().message() << "\n";
+      err << "kwire decode: " << prefix << FailureText(f, bytes, key, version, frame.status())
+          << "\n";
+      PrintHints(f, "decode", prefix, bytes, following, key, version, err);
       return FrameVerdict::kFailed;
     }
     what = ApiVersionsFallback(key, version, frame->body_version)
@@ -1113,7 +1215,11 @@ int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err
   const bool quiet = a.flags.count("quiet") > 0;
   size_t good = 0, refused = 0;
   for (size_t i = 0; i < frames.size(); ++i) {
-    switch (DecodeOne(f, use, frames[i].bytes, FramePrefix(frames, i), quiet, out, err)) {
+    const size_t next = frames[i].at + frames[i].bytes.size();
+    const std::span<const uint8_t> following =
+        std::span<const uint8_t>(f.bytes).subspan(std::min(next, f.bytes.size()));
+    switch (DecodeOne(f, use, frames[i].bytes, following, FramePrefix(frames, i), quiet, out,
+                      err)) {
       case FrameVerdict::kRead: ++good; break;
       case FrameVerdict::kRefused: ++good; ++refused; break;
       case FrameVerdict::kFailed: break;
@@ -1254,6 +1360,7 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
                              frames.size(), frames[i].at);
     }
     FrameExplanation ex;
+    int16_t key = 0, version = 0;
     html::FrameView view;
     view.dir = f.dir;
     if (frames.size() > 1) {
@@ -1263,16 +1370,17 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
     if (f.dir == Direction::kRequest) {
       ex = ExplainRequestFrame(bytes, options);
     } else {
-      int16_t key = 0, version = 0;
-      std::string error;
-      if (!ResponseApi(f, use, bytes, key, version, error)) {
+      std::string error, note;
+      if (!ResponseApi(f, use, bytes, key, version, error, note)) {
         err << "kwire explain: " << prefix << error << "\n";
         continue;
       }
+      if (!note.empty()) err << "kwire explain: " << prefix << note << "\n";
       ex = ExplainResponseFrame(bytes, key, version, options);
       view.api_key = key;
       view.api_version = version;
     }
+    if (a.flags.count("lengths") > 0) AddValueLengthRows(ex, true);  // --lengths
     if (html_file) {
       view.ex = ex;
       pages.push_back(std::move(view));
@@ -1287,7 +1395,11 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
       }
     }
     if (!ex.status.ok()) {
-      err << "kwire explain: " << prefix << ex.status.message() << "\n";
+      err << "kwire explain: " << prefix << ErrorInContext(ex).ToString() << "\n";
+      const size_t next = frames[i].at + bytes.size();
+      PrintHints(f, "explain", prefix, bytes,
+                 std::span<const uint8_t>(f.bytes).subspan(std::min(next, f.bytes.size())), key,
+                 version, err);
       continue;
     }
     if (f.dir == Direction::kRequest) {
@@ -1811,7 +1923,7 @@ const std::vector<Command>& Commands() {
       {"explain", kExplainUsage,
        {"api", "version", "quirks", "records", "requests", "width", "vector", "html", "depth",
         "path"},
-       {"binary", "show-secrets", "no-bytes"}},
+       {"binary", "show-secrets", "no-bytes", "lengths"}},
       {"conformance", kConformanceUsage,
        {"expected-failures", "junit", "json", "html", "testee", "category", "api", "version",
         "direction", "id", "timeout", "testee-log"},

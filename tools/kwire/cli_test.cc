@@ -431,12 +431,14 @@ TEST(KwireCli, DecodeInvalidUtf8) {
   EXPECT_EQ(ff.err,
             "kwire decode: invalid utf-8 at byte 17 in "
             "DescribeDelegationTokenRequest.Owners[0].PrincipalType (byte 0xff cannot start a "
-            "sequence)\n");
+            "sequence; string of length 1 read at byte 16 (compact, uvarint 2), ends at byte "
+            "18)\n");
   const Outcome overlong = Kwire({"decode", "request"}, kBadUtf8Overlong);
   EXPECT_EQ(overlong.rc, kExitFailure);
   EXPECT_THAT(overlong.err, HasSubstr("invalid utf-8 at byte 17 in "
                                       "DescribeDelegationTokenRequest.Owners[0].PrincipalType "
-                                      "(overlong 2-byte encoding (c0 af))"));
+                                      "(overlong 2-byte encoding (c0 af); string of length 2 "
+                                      "read at byte 16 (compact, uvarint 3), ends at byte 19)"));
   // Accepted, byte-exact, under the Java quirks (and the one quirk alone).
   for (const char* frame : {kBadUtf8Ff, kBadUtf8Overlong}) {
     for (const char* quirks : {"java", "invalid-utf8"}) {
@@ -446,6 +448,99 @@ TEST(KwireCli, DecodeInvalidUtf8) {
       EXPECT_THAT(o.err, HasSubstr("re-encoding identical"));
     }
   }
+}
+
+// Decode errors that name the fault (issue 35 item 2). SaslAuthenticateResponse v1:
+// size 24, correlation id 7, ErrorCode 0, ErrorMessage null, AuthBytes (int32 length at
+// byte 12) "abcd", SessionLifetimeMs 1.
+constexpr const char* kSasl1 = "00000018000000070000ffff00000004616263640000000000000001";
+// The same with the AuthBytes length 4 -> 2.
+constexpr const char* kSasl1Short = "00000018000000070000ffff00000002616263640000000000000001";
+
+TEST(KwireCli, DecodeHintsNameTheFault) {
+  const Outcome o = Kwire({"decode", "response", "--api", "36", "--version", "1"}, kSasl1Short);
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err,
+            "kwire decode: trailing bytes at byte 26 (2 bytes after the response body)\n"
+            "kwire decode: hint: the size prefix at byte 0 reads 24; with 22 (2 less: the frame "
+            "ends 2 bytes earlier, where the next one would start) the frame decodes cleanly\n"
+            "kwire decode: hint: the bytes length at byte 12 (SaslAuthenticateResponse.AuthBytes) "
+            "reads 2, running to byte 18; with 4 there the frame decodes cleanly\n");
+  // Read at the wrong version: the versions that decode it, and --version auto.
+  const Outcome v0 = Kwire({"decode", "response", "--api", "36", "--version", "0"}, kSasl1);
+  EXPECT_EQ(v0.rc, kExitFailure);
+  EXPECT_EQ(v0.err,
+            "kwire decode: trailing bytes at byte 20 (8 bytes after the response body)\n"
+            "kwire decode: hint: the frame decodes cleanly as SaslAuthenticateResponse v1, not "
+            "v0: was the request another version? (--version auto reads it so)\n"
+            "kwire decode: hint: the bytes length at byte 12 (SaslAuthenticateResponse.AuthBytes) "
+            "reads 4, running to byte 20; with 12 there the frame decodes cleanly\n");
+}
+
+TEST(KwireCli, DecodeVersionAuto) {
+  const Outcome o = Kwire({"decode", "response", "--api", "36", "--version", "auto"}, kSasl1);
+  EXPECT_EQ(o.rc, kExitOk) << o.err;
+  EXPECT_EQ(o.out, std::string(kSasl1) + "\n");
+  EXPECT_EQ(o.err,
+            "kwire decode: --version auto: SaslAuthenticateResponse decodes at v1; read as v1\n"
+            "SaslAuthenticateResponse v1, response header v0, 28 bytes, re-encoding identical\n");
+  // No version decodes it: the one that reads furthest, its error, and the hints.
+  const Outcome none =
+      Kwire({"decode", "response", "--api", "36", "--version", "auto"}, kSasl1Short);
+  EXPECT_EQ(none.rc, kExitFailure);
+  EXPECT_THAT(none.err,
+              StartsWith("kwire decode: --version auto: no version of SaslAuthenticateResponse "
+                         "(v0-v2) decodes this frame; v1 reads furthest\n"
+                         "kwire decode: trailing bytes at byte 26 (2 bytes after the response "
+                         "body)\n"));
+  // Explain takes it too.
+  const Outcome ex = Kwire({"explain", "response", "--api", "36", "--version", "auto",
+                            "--no-bytes"},
+                           kSasl1);
+  EXPECT_EQ(ex.rc, kExitOk) << ex.err;
+  EXPECT_THAT(ex.out, StartsWith("SaslAuthenticateResponse v1, response header v0, 28 bytes"));
+  EXPECT_EQ(ex.err,
+            "kwire explain: --version auto: SaslAuthenticateResponse decodes at v1; read as v1\n");
+  // Requests name their version; auto needs --api.
+  const Outcome req = Kwire({"decode", "request", "--version", "auto"}, kDdt3Request);
+  EXPECT_EQ(req.rc, kExitUsage);
+  EXPECT_THAT(req.err, HasSubstr("--version auto is for responses"));
+  const Outcome noapi = Kwire({"decode", "response", "--version", "auto"}, kSasl1);
+  EXPECT_EQ(noapi.rc, kExitUsage);
+  EXPECT_THAT(noapi.err, HasSubstr("--version auto needs --api"));
+}
+
+// A stream whose first size prefix is one too small: the frame is cut a byte short, and
+// the hint takes the byte from the stream.
+TEST(KwireCli, DecodeStreamSizePrefixOneTooSmall) {
+  std::string stream = std::string(kSasl1) + kSasl1;
+  stream[7] = '7';  // size 24 -> 23
+  const Outcome o = Kwire({"decode", "response", "--api", "36", "--version", "1"}, stream);
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_THAT(o.err,
+              HasSubstr("kwire decode: hint: the size prefix at byte 0 reads 23; with 24 (1 "
+                        "more: the next 1 byte of the stream) the frame decodes cleanly\n"));
+}
+
+// kwire explain marks the failing byte in the byte map and gives the failing string a
+// length row with its value, then the error.
+TEST(KwireCli, ExplainMarksTheFailingByte) {
+  const Outcome o = Kwire({"explain", "request", "--width", "0"}, kBadUtf8Ff);
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_THAT(o.out, HasSubstr("0010   02>ff 01 00 00"));
+  EXPECT_THAT(o.out, HasSubstr("; >! byte 17 (0x0011), where decoding failed\n"));
+  EXPECT_THAT(o.out, HasSubstr("length"));
+  EXPECT_THAT(o.err, StartsWith("kwire explain: invalid utf-8 at byte 17 in "
+                                "DescribeDelegationTokenRequest.Owners[0].PrincipalType (byte "
+                                "0xff cannot start a sequence; string of length 1 read at byte "
+                                "16 (compact, uvarint 2), ends at byte 18)\n"));
+  // --lengths: a row under every string.
+  const Outcome all = Kwire({"explain", "request", "--lengths", "--no-bytes"}, kDdt3Request);
+  EXPECT_EQ(all.rc, kExitOk) << all.err;
+  EXPECT_THAT(all.out, HasSubstr("bytes of the string that follow (to byte 17)"));
+  EXPECT_THAT(Kwire({"explain", "request", "--no-bytes"}, kDdt3Request).out,
+              Not(HasSubstr("bytes of the string that follow")));
 }
 
 TEST(KwireCli, ExplainInvalidUtf8) {

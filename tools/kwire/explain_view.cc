@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "codec/protocol/diagnose.h"
 
 namespace kwire::cli {
 namespace {
@@ -158,7 +159,7 @@ absl::StatusOr<std::string> RenderExplainView(const FrameExplanation& ex, const 
   if (view.bytes) {
     // The layout of every node (its region map is the whole frame's), then, with a
     // path, only its rows that hold selected bytes.
-    const std::string layout = RenderByteLayout(ex.bytes, ex.nodes);
+    const std::string layout = RenderMarkedByteLayout(ex);  // the failing byte marked
     if (view.path.empty()) {
       out += layout;
     } else {

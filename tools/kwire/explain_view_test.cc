@@ -101,7 +101,9 @@ MetadataResponse        message v4                                              
 
 TEST(ExplainView, DepthZeroAndFailureInside) {
   std::string bytes = absl::HexStringToBytes(kMetadataV4);
-  bytes.resize(200);  // truncated inside Topics[2], the size prefix made to agree
+  // Truncated inside Topics[2], the size prefix made to agree: a count there fails, and its
+  // row covers its four bytes (and shows the count read).
+  bytes.resize(200);
   bytes[2] = 0;
   bytes[3] = static_cast<char>(196);
   const FrameExplanation ex = ExplainResponseFrame(
@@ -113,7 +115,7 @@ TEST(ExplainView, DepthZeroAndFailureInside) {
   ASSERT_TRUE(nodes.ok());
   EXPECT_EQ(RenderObjectTree(*nodes),
             R"(MetadataResponse  message v4    [0x0000, 200B]
-+-- …                           [0x0000, 172B]  48 rows, 172 bytes, below --depth 0  <-- decoding failed here
++-- …                           [0x0000, 176B]  48 rows, 176 bytes, below --depth 0  <-- decoding failed here
 )");
 }
 
