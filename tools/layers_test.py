@@ -26,6 +26,7 @@ LAYERS = ["wire", "schema", "records", "protocol", "harness"]
 HARNESS = {
     ("schema", "print"), ("schema", "fill"),
     ("protocol", "explain"), ("protocol", "minimal"),
+    ("protocol", "diagnose"),  # kwire_explain: hints re-decode changed copies of a frame
     ("records", "print_records"),
 }
 
