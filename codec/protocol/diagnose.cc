@@ -10,7 +10,9 @@
 #include "absl/strings/str_join.h"
 #include "codec/protocol/explain.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/port.h"
 #include "codec/wire/utf8.h"
+#include "codec/wire/varint.h"
 
 namespace kwire {
 namespace {
@@ -22,20 +24,21 @@ constexpr size_t kMaxWorkBytes = size_t{64} << 20;
 // True when `frame` decodes cleanly.
 using Decodes = absl::FunctionRef<bool(std::span<const uint8_t>)>;
 
+// Writes the low `width` (2 or 4) bytes of `v` big-endian at `at`.
 void PutBig(std::vector<uint8_t>& b, size_t at, uint64_t v, size_t width) {
-  for (size_t k = 0; k < width; ++k) b[at + k] = static_cast<uint8_t>(v >> (8 * (width - 1 - k)));
+  if (width == 2) {
+    StoreBigEndian(b.data() + at, static_cast<uint16_t>(v));
+  } else {
+    StoreBigEndian(b.data() + at, static_cast<uint32_t>(v));
+  }
 }
 
 // Writes `v` as a canonical uvarint of exactly `width` bytes; false when it takes another
 // number of bytes (the frame would change size).
 bool PutUvarint(std::vector<uint8_t>& b, size_t at, uint64_t v, size_t width) {
-  size_t n = 1;
-  for (uint64_t x = v; x >= 0x80; x >>= 7) ++n;
-  if (n != width) return false;
-  for (size_t k = 0; k < width; ++k) {
-    b[at + k] = static_cast<uint8_t>((v & 0x7f) | (k + 1 < width ? 0x80 : 0));
-    v >>= 7;
-  }
+  uint8_t enc[kMaxVarlongBytes];
+  if (EncodeUvarint64(enc, v) != width) return false;
+  std::copy(enc, enc + width, b.begin() + static_cast<ptrdiff_t>(at));
   return true;
 }
 
@@ -81,8 +84,8 @@ std::optional<int64_t> ReadPrefix(std::span<const uint8_t> b, const Prefix& p) {
     for (size_t k = p.width; k-- > 0;) v = (v << 7) | (b[p.offset + k] & 0x7f);
     return static_cast<int64_t>(v);
   }
-  for (size_t k = 0; k < p.width; ++k) v = (v << 8) | b[p.offset + k];
-  return p.width == 2 ? int64_t{static_cast<int16_t>(v)} : int64_t{static_cast<int32_t>(v)};
+  const uint8_t* at = b.data() + p.offset;
+  return p.width == 2 ? int64_t{LoadBigEndian<int16_t>(at)} : int64_t{LoadBigEndian<int32_t>(at)};
 }
 
 // The prefixes of an explanation (length rows, tag sizes) read before `failed_at` (or at
@@ -317,9 +320,8 @@ PrintNode LengthRow(const FrameExplanation& ex, const PrintNode& v, bool compact
   } else {
     width = string ? 2 : 4;
     if (v.offset + width > b.size()) return ln;
-    uint64_t u = 0;
-    for (size_t k = 0; k < width; ++k) u = (u << 8) | b[v.offset + k];
-    wire = string ? int64_t{static_cast<int16_t>(u)} : int64_t{static_cast<int32_t>(u)};
+    const uint8_t* at = b.data() + v.offset;
+    wire = string ? int64_t{LoadBigEndian<int16_t>(at)} : int64_t{LoadBigEndian<int32_t>(at)};
   }
   ln.size = width;
   ln.value = std::to_string(wire);

@@ -57,16 +57,13 @@ int Reader::Truncated(size_t need) {
 static std::string StringLengthContext(std::span<const uint8_t> before, size_t n, size_t end) {
   const size_t start = end - n;
   if (before.size() >= 2 && n <= 0x7fff &&
-      ((size_t{before[before.size() - 2]} << 8) | before.back()) == n) {
+      LoadBigEndian<uint16_t>(before.data() + before.size() - 2) == n) {
     return absl::StrFormat("string of length %d read at byte %d, ends at byte %d", n, start - 2,
                            end);
   }
-  uint8_t uvarint[10];
-  size_t width = 0;
-  for (uint64_t x = uint64_t{n} + 1;; x >>= 7) {
-    uvarint[width++] = static_cast<uint8_t>((x & 0x7f) | (x >= 0x80 ? 0x80 : 0));
-    if (x < 0x80) break;
-  }
+  if (n >= 0xffffffff) return {};  // no compact length reaches it
+  uint8_t uvarint[kMaxUvarintBytes];
+  const size_t width = EncodeUvarint(uvarint, static_cast<uint32_t>(n + 1));
   if (before.size() >= width &&
       std::memcmp(before.data() + before.size() - width, uvarint, width) == 0) {
     return absl::StrFormat("string of length %d read at byte %d (compact, uvarint %d), ends at "
