@@ -20,7 +20,7 @@
 // for the rich frames BM_DecodeFrameOpaque keeps them unexamined (RecordsMode::kOpaque),
 // so the two side by side give the cost of validation; BM_DecodeFrameBorrowed and
 // BM_DecodeFrameOpaqueBorrowed do the same with records borrowed as views into the frame
-// buffer (DecodeOptions::borrow_records) instead of copied: copy vs view in one run.
+// buffer (FrameOptions::borrow_records) instead of copied: copy vs view in one run.
 // A reference memcpy of each rich frame gives the physical limit:
 // BM_RefMemcpy_DecodeFrame/.... BM_DecodeFrameInto decodes into one typed frame reused
 // across iterations (records validated and copied); for frames with records fields
@@ -179,7 +179,7 @@ void SetCounters(benchmark::State& st, const Frame& f, uint64_t allocations_befo
 
 // Decode with the given records handling: `mode` (validate / opaque) and whether records
 // fields are copied (the default) or borrowed as views into the frame buffer
-// (DecodeOptions::borrow_records).
+// (FrameOptions::borrow_records).
 template <RecordsMode kMode, bool kBorrow>
 void BM_DecodeFrameWith(benchmark::State& st, const Frame* f) {
   if (const std::string e = Check(*f); !e.empty()) {
@@ -188,7 +188,7 @@ void BM_DecodeFrameWith(benchmark::State& st, const Frame* f) {
   }
   FrameOptions o;
   o.records_mode = kMode;
-  o.decode.borrow_records = kBorrow;
+  o.borrow_records = kBorrow;
   const uint64_t allocations = t_allocations;
   if (f->dir == Direction::kRequest) {
     for (auto _ : st) {
@@ -217,7 +217,7 @@ void BM_DecodeFrameInto(benchmark::State& st, const Frame* f) {
   }
   FrameOptions o;
   o.records_mode = kMode;
-  o.decode.borrow_records = kBorrow;
+  o.borrow_records = kBorrow;
   if constexpr (M::kMessage.kind == MessageKind::kRequest) {
     TypedRequestFrame<M> out;
     const uint64_t allocations = t_allocations;

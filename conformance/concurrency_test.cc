@@ -4,7 +4,8 @@
 // direction (random record batches, validated) are decoded, re-encoded into a per-thread
 // Writer, and explained, first on one thread for the expected outcomes, then from four
 // threads at once, each starting at a different place, sharing the input bytes and two
-// const FrameOptions (one with a shared RecordsFieldValidator and borrowed records).
+// const FrameOptions (one with borrowed records), or with a FrameOptions of its own that
+// names its own records scratch (RecordsOptions::scratch: no per-thread state touched).
 // Each thread also splits the concatenation of every frame. In the test preset this
 // checks the results; in the tsan preset ThreadSanitizer also checks every access.
 #include <gtest/gtest.h>
@@ -93,10 +94,8 @@ TEST(Concurrency, EveryVectorDecodedEncodedAndExplainedFromFourThreadsAtOnce) {
   const std::vector<Input> inputs = Inputs();
   ASSERT_GT(inputs.size(), 2000u);
   const FrameOptions defaults;
-  const RecordsFieldValidator validator;  // stateless: one for every thread
   FrameOptions shared_options;
-  shared_options.decode.records = &validator;
-  shared_options.decode.borrow_records = true;
+  shared_options.borrow_records = true;
   const FrameOptions& shared = shared_options;
 
   std::vector<Outcome> expected;
@@ -122,7 +121,11 @@ TEST(Concurrency, EveryVectorDecodedEncodedAndExplainedFromFourThreadsAtOnce) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      const FrameOptions& options = t % 2 == 0 ? defaults : shared;
+      // Threads 0 and 2 share `defaults`, 1 shares `shared`, 3 owns its scratch.
+      RecordSet scratch;
+      FrameOptions own = shared;
+      own.records.scratch = &scratch;
+      const FrameOptions& options = t == 3 ? own : t % 2 == 0 ? defaults : shared;
       Writer mine;
       const size_t n = inputs.size();
       for (size_t k = 0; k < n; ++k) {

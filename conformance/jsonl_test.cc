@@ -143,7 +143,7 @@ std::vector<std::string> CheckRefuse(const nlohmann::json& v) {
   // refused alike; a lenient one is read whole, but for a batch cut short after complete
   // ones, which kwire refuses under every rule (codec/records/README.md).
   FrameOptions java;
-  java.decode.quirks = kQuirksJava;
+  java.quirks = kQuirksJava;
   absl::StatusOr<BrokerRead> as_java = ReadRequestAsBroker(frame, java);
   if (!as_java.ok()) {
     failures.push_back(absl::StrCat("kQuirksJava: does not read: ", as_java.status().message()));

@@ -21,7 +21,7 @@
 //     on the second pass). The verbatim options accept exactly the leniencies that
 //     survive re-encoding: invalid UTF-8 in strings (kQuirkInvalidUtf8) and anything
 //     inside records fields, which are kept as bytes (Java quirks there:
-//     FrameOptions::records.decode.quirks). If `in` decodes under them, the encoding is
+//     FrameOptions::records.quirks). If `in` decodes under them, the encoding is
 //     `in` byte for byte, and the strict encoder refuses the frame (kInvalidUtf8) unless
 //     the only flaw was inside records (then the frame decodes with records opaque);
 //     otherwise the encoding differs from `in`;
@@ -116,19 +116,19 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
                          Encode&& encode) {
   const FrameOptions strict_options;
   FrameOptions java;
-  java.decode.quirks = kQuirksJava & ~kQuirkTagOfOtherVersionRejected;
+  java.quirks = kQuirksJava & ~kQuirkTagOfOtherVersionRejected;
   FrameOptions all_java;
-  all_java.decode.quirks = kQuirksJava;
-  // The Java-quirk decode also borrows its records fields (DecodeOptions::borrow_records):
+  all_java.quirks = kQuirksJava;
+  // The Java-quirk decode also borrows its records fields (FrameOptions::borrow_records):
   // compared with the strict (copying) decode and re-encoded below, it checks that views
   // and copies decode, compare and encode alike. `in` outlives every use.
-  java.decode.borrow_records = true;
+  java.borrow_records = true;
   // The leniencies that keep the input's bytes: strings that are not UTF-8, anything
   // inside records fields (kept verbatim), and an ApiVersions v0 fallback whatever its
   // error code (the v0 body re-encodes as it was).
   FrameOptions verbatim;
-  verbatim.decode.quirks = kQuirkInvalidUtf8 | kQuirkApiVersionsAnyFallback;
-  verbatim.records.decode.quirks = kQuirksJava;
+  verbatim.quirks = kQuirkInvalidUtf8 | kQuirkApiVersionsAnyFallback;
+  verbatim.records.quirks = kQuirksJava;
   const EncodeOptions keep_utf8{kQuirkInvalidUtf8};
   // Encodes `frame` under `eo`, decodes the result with `reread` and checks both;
   // returns the encoding.
@@ -182,7 +182,7 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
     if (!once.ok() &&
         ErrorFromStatus(once.status()).value_or(Error{}).kind == ErrorKind::kTagDuplicate) {
       FrameOptions ordered = java;
-      ordered.decode.quirks &= ~kQuirkUnorderedTags;
+      ordered.quirks &= ~kQuirkUnorderedTags;
       KWIRE_FUZZ_CHECK(!decode(in, ordered).ok(),
                        "a decoded %s v%d does not encode (%s), but it repeats no tag",
                        lenient->body.spec().name, version, once.status().ToString());
@@ -204,7 +204,7 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
     if (refused.ok()) {
       FrameOptions opaque;
       opaque.records_mode = RecordsMode::kOpaque;
-      opaque.decode.quirks = kQuirkApiVersionsAnyFallback;
+      opaque.quirks = kQuirkApiVersionsAnyFallback;
       KWIRE_FUZZ_CHECK(decode(in, opaque).ok(),
                        "%s v%d rejected strictly (%s) encodes strictly, but not for its records "
                        "or an ApiVersions v0 fallback's error code",

@@ -30,7 +30,7 @@ std::optional<FrameParts> Parse(InputKind kind, std::span<const uint8_t> in) {
   }
   for (const uint32_t quirks : {0u, kQuirksJava}) {
     FrameOptions o;
-    o.decode.quirks = quirks;
+    o.quirks = quirks;
     auto p = FrameParts::Decode(response, frame, key, version, o);
     if (p.ok()) return std::move(*p);
   }

@@ -131,7 +131,7 @@ bool CheckDecodes(const FrameParts& s, int16_t version, const EncodeOptions& eo,
                   const std::vector<uint8_t>& bytes) {
   FrameOptions o;
   o.records_mode = RecordsMode::kOpaque;
-  o.decode.quirks = eo.quirks & kQuirkInvalidUtf8;
+  o.quirks = eo.quirks & kQuirkInvalidUtf8;
   const char* name = s.body->spec().name;
   // An encode that succeeded named the body's own API (the encoder refuses others).
   auto back = FrameParts::Decode(s.response, bytes, s.api_key, version, o);

@@ -53,7 +53,7 @@ RecordsOptions OptionsFrom(uint8_t b) {
   RecordsOptions o;
   o.enforce_crc = (b & 1) != 0;
   o.max_decompressed_bytes = kCaps[(b >> 1) & 3];
-  if (b & 8) o.decode.quirks = kQuirksJava;
+  if (b & 8) o.quirks = kQuirksJava;
   return o;
 }
 
@@ -121,7 +121,7 @@ bool SameHeader(BatchHeader a, BatchHeader b) {
 
 void CheckRoundTrip(const BatchView& batch, const RecordSet& records,
                     const RecordsOptions& options) {
-  if (batch.magic() != 2 || options.decode.quirks != 0) return;
+  if (batch.magic() != 2 || options.quirks != 0) return;
   auto encoded = EncodeRecordBatch(batch.header(), records.records());
   KWIRE_FUZZ_CHECK(encoded.ok(), "decoded batch %d does not re-encode: %s", batch.index(),
                    encoded.status().ToString());
@@ -283,7 +283,7 @@ bool MutateRecordsOfBatch(Mutator& mu, std::string& field) {
                                        field.size());
   RecordsOptions lenient;
   lenient.enforce_crc = false;
-  lenient.decode.quirks = kQuirkInvalidUtf8;  // keys that are not UTF-8 too
+  lenient.quirks = kQuirkInvalidUtf8;  // keys that are not UTF-8 too
   BatchIterator it(bytes, lenient);
   std::vector<BatchView> batches;
   for (const BatchView& b : it) {

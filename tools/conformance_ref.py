@@ -875,6 +875,10 @@ def broker_answer(err, field_path, data, policy, version):
             return 87, False, False
         if corrupt is not None:
             return 2, False, False
+    elif err.kind == "records_not_allowed":
+        # Below v3 the only rule is the codec's (zstd from v7, KIP-110), which
+        # Java's validateRecords does not check there: Kafka appends it.
+        return 76, False, True
     if index < len(complete):
         start, end, magic, codec = complete[index]
         if magic == 2 and end - start < 51:
@@ -3023,7 +3027,8 @@ def _flip_value_byte(data):
     return data[:-1] + bytes([data[-1] ^ 0x01])
 
 
-# (source accept name, reject name, expected kind, what, mutate(spec)).
+# (source accept name, reject name, expected kind, what, mutate(spec) or an
+# int: the same records in a frame of that version).
 # The source is `records/<Api>/v<N>/<direction>/<name>` of the same case.
 RECORDS_REJECTS = [
     ((0, 3, "none"), "crc_mismatch", "crc_mismatch",
@@ -3161,7 +3166,10 @@ RECORDS_REJECTS = [
      "the records replaced by zero bytes (v3+ need one batch)",
      lambda s: s.__setitem__(0, {"raw": b""})),
     ((0, 7, "zstd"), "zstd-in-v6", "records_not_allowed",
-     "the same zstd batch in a v6 request (zstd from v7, KIP-110)", None),
+     "the same zstd batch in a v6 request (zstd from v7, KIP-110)", 6),
+    ((0, 7, "zstd"), "zstd-in-v2", "records_not_allowed",
+     "the same zstd batch in a v2 request (zstd from v7, KIP-110; Java's "
+     "ProduceRequest.validateRecords checks the codec only from v3)", 2),
     ((0, 12, "lz4"), "partial-batch", "corrupt_records",
      "the batch cut 10 bytes short (a Produce request carries whole "
      "batches)", lambda s: s[0].update(cut=10)),
@@ -3228,8 +3236,16 @@ def records_vectors(current, old=None):
         schemas, fn, src = sources[(key, v, name)]
         spec = fn(random.Random(src))
         tv = v
-        if mutate is None:  # the same records in an older version
-            tv = 6
+        if isinstance(mutate, int):  # the same records in an older version
+            tv = mutate
+            kind_name = "request" if key == 0 else "response"
+            if tv not in schemas.messages[(key, kind_name)].valid:
+                schemas = old_set_with(old, key, kind_name, tv)
+                if schemas is None:
+                    if old is None:  # a version of the older sets only
+                        continue
+                    raise SchemaError("records reject %s: no set has v%d"
+                                      % (rname, tv))
         else:
             mutate(spec)
         m, _, _, frame = _records_frame(schemas, key, tv, build_field(spec))

@@ -761,7 +761,7 @@ class RecordsCheckerTest(unittest.TestCase):
 # The JSON Lines files.
 
 JSONL_COUNTS = {"minimal.jsonl": 618, "minimal-removed.jsonl": 118,
-                "seeds.jsonl": 4, "rich.jsonl": 736, "records.jsonl": 79}
+                "seeds.jsonl": 4, "rich.jsonl": 736, "records.jsonl": 80}
 RECORDS_KINDS = {"corrupt_records", "crc_mismatch", "compression_error",
                  "records_not_allowed"}
 ERROR_KINDS = {
@@ -871,7 +871,7 @@ class JsonlFilesTest(unittest.TestCase):
         rejects = [r for r in recs if r["expect"] == "reject"]
         refuses = [r for r in recs if r["expect"] == "refuse"]
         self.assertEqual((len(accepts), len(rejects), len(refuses)),
-                         (36, 8, 35))
+                         (36, 8, 36))
         self.assertEqual({r["api_name"] for r in accepts},
                          {"Produce", "Fetch", "ShareFetch"})
         # A fault in a Produce request's records is the broker's to refuse,
@@ -900,13 +900,13 @@ class JsonlFilesTest(unittest.TestCase):
                 codes.get((x["kind"], x["error_code"]), 0) + 1
         self.assertEqual(counts, {
             "corrupt_records": 24, "crc_mismatch": 2, "compression_error": 6,
-            "records_not_allowed": 4, "invalid_length": 4,
+            "records_not_allowed": 5, "invalid_length": 4,
             "invalid_utf8": 1, "varint_non_canonical": 1,
             "varint_too_long": 1})
         # What Kafka 4.4's broker answers (checked against a real broker and
         # the Apache Kafka testee: its FAILURES.md, "Refusals").
         self.assertEqual(codes, {
-            ("records_not_allowed", 87): 3, ("records_not_allowed", 76): 1,
+            ("records_not_allowed", 87): 3, ("records_not_allowed", 76): 2,
             ("corrupt_records", 87): 12, ("corrupt_records", 2): 3,
             ("corrupt_records", -1): 3, ("crc_mismatch", 2): 1,
             ("compression_error", -1): 6, ("invalid_length", 87): 4,
@@ -922,10 +922,16 @@ class JsonlFilesTest(unittest.TestCase):
             sorted(i for i, r in by_id.items() if r["lenient"]),
             ["v12/request/key-length-negative",
              "v12/request/varint-non-canonical",
-             "v2/request/partial-batch", "v9/request/partial-after-batch",
+             "v2/request/partial-batch", "v2/request/zstd-in-v2",
+             "v9/request/partial-after-batch",
              "v9/request/record-length-beyond-batch"])
         self.assertEqual(by_id["v12/request/partial-batch"]["refusals"][0]
                          ["error_code"], 87)  # alone: no batch at all
+        # zstd before v7 (KIP-110): 76, which Java checks from v3 only (Apache
+        # Kafka N6: below v3 Kafka appends it).
+        for i in ("v6/request/zstd-in-v6", "v2/request/zstd-in-v2"):
+            self.assertEqual(by_id[i]["refusals"][0]["error_code"], 76, i)
+        self.assertFalse(by_id["v6/request/zstd-in-v6"]["lenient"])
         # every codec is carried, in Produce and in Fetch
         codecs = set()
         for r in accepts:

@@ -70,7 +70,7 @@ std::vector<uint8_t> EmptyGroupsFrame(size_t n) {
 
 FrameOptions Budget(size_t bytes) {
   FrameOptions o;
-  o.decode.max_alloc_bytes = bytes;
+  o.max_alloc_bytes = bytes;
   return o;
 }
 
@@ -219,7 +219,7 @@ size_t Find(const std::vector<uint8_t>& whole, const std::vector<uint8_t>& part)
   return static_cast<size_t>(it - whole.begin());
 }
 
-// Copied records are charged their size; borrowed ones (DecodeOptions::borrow_records)
+// Copied records are charged their size; borrowed ones (FrameOptions::borrow_records)
 // nothing.
 TEST(AllocationBudget, CopiedRecordsAreChargedBorrowedRecordsAreNot) {
   const std::string value(100'000, 'v');
@@ -237,8 +237,8 @@ TEST(AllocationBudget, CopiedRecordsAreChargedBorrowedRecordsAreNot) {
   const Error e = ErrorOf(DecodeRequestFrame(frame, o).status());
   EXPECT_EQ(e.kind, ErrorKind::kAllocationBudget);
   EXPECT_EQ(e.path, "ProduceRequest.TopicData[0].PartitionData[0].Records");
-  o.decode.borrow_records = true;
-  o.decode.max_alloc_bytes = structs + 2 * sizeof(Record);
+  o.borrow_records = true;
+  o.max_alloc_bytes = structs + 2 * sizeof(Record);
   auto borrowed = DecodeRequestFrame(frame, o);
   ASSERT_TRUE(borrowed.ok()) << borrowed.status();
   EXPECT_TRUE(borrowed->body.get<ProduceRequest>()
@@ -354,7 +354,7 @@ TEST(AllocationBudget, ExplainFailsExactlyWhereTheDecoderDoes) {
     const Error decoded = ErrorOf(DecodeRequestFrame(c.frame, Budget(c.budget)).status());
     EXPECT_EQ(decoded.kind, ErrorKind::kAllocationBudget);
     PrintOptions po;
-    po.decode.max_alloc_bytes = c.budget;
+    po.max_alloc_bytes = c.budget;
     const FrameExplanation ex = ExplainRequestFrame(c.frame, po);
     EXPECT_EQ(ErrorOf(ex.status), decoded);
     EXPECT_EQ(ErrorOf(ex.tree_status), decoded);

@@ -166,7 +166,7 @@ TEST(DecodeInto, TypedRequestOfAnotherApi) {
 TEST(DecodeInto, BorrowedRecordsPointIntoTheNewFrame) {
   const Case c = CaseOf("Fetch", Direction::kResponse, 12);
   FrameOptions o;
-  o.decode.borrow_records = true;
+  o.borrow_records = true;
   TypedResponseFrame<FetchResponse> f;
   for (uint64_t seed : {3, 4, 5, 6}) {
     const std::vector<uint8_t> frame = frame_testing::EncodeFrame(c, frame_testing::Rich(c, seed));

@@ -255,7 +255,7 @@ void SizeHints(std::span<const uint8_t> frame, const DiagnoseOptions& d, Decodes
 // The explanation (with a length row under every value) that the length search reads.
 PrintOptions ExplainOptions(const FrameOptions& options) {
   PrintOptions po;
-  po.decode = options.decode;
+  po.decode = options.reader();
   po.records_mode = options.records_mode;
   return po;
 }

@@ -50,7 +50,9 @@ class TreeWalk final : public frame_internal::FrameObserver {
     AnnotateHeader(b_.nodes(), from, api_, false);
   }
   // `body` is the message the walk created in `body_` (the explanation's own).
-  void ReadBody(Reader& r, const MessageOps&, int16_t version, void*) override {
+  void ReadBody(Reader& r, const MessageOps&, int16_t version, void*,
+                const RecordsDecode& records) override {
+    b_.set_records(records);
     PrintAnyBody(r, version, b_, **body_);
   }
   // After the walk (ex.status set): the verdict is the tree's too; a size-prefix rule
@@ -147,8 +149,10 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
   FrameExplanation ex;
   ex.bytes.assign(frame.begin(), frame.end());
   FrameOptions fo;
-  fo.decode = options.decode;
+  fo.quirks = options.decode.quirks;
+  fo.max_alloc_bytes = options.decode.max_alloc_bytes;
   fo.records_mode = options.records_mode;
+  fo.borrow_records = options.borrow_records;
   const ApiInfo* keyed = nullptr;  // the API named by the key, whatever the version
   const ApiInfo* api = nullptr;    // the same when the version is valid
   int16_t version = 0;
@@ -190,8 +194,10 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
   FrameExplanation ex;
   ex.bytes.assign(frame.begin(), frame.end());
   FrameOptions fo;
-  fo.decode = options.decode;
+  fo.quirks = options.decode.quirks;
+  fo.max_alloc_bytes = options.decode.max_alloc_bytes;
   fo.records_mode = options.records_mode;
+  fo.borrow_records = options.borrow_records;
   const ApiInfo* const keyed = FindApi(api_key);
   // An ApiVersions version above kwire's newest is read as KIP-511's v0 fallback.
   const bool newer_api_versions = keyed != nullptr && api_key == 18 &&

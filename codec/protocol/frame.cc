@@ -44,10 +44,11 @@ void ReadSizePrefix(Reader& r, size_t frame_size, const FrameOptions& options,
 
 }  // namespace
 
-DecodeOptions FrameDecodeOptions(const FrameOptions& options, const RecordsFieldValidator* v) {
-  DecodeOptions d = options.decode;
-  if (options.records_mode == RecordsMode::kValidate && d.records == nullptr) d.records = v;
-  return d;
+// What a frame decode does with records fields: validated by `validator` under kValidate,
+// borrowed or copied.
+RecordsDecode FrameRecords(const FrameOptions& options, const RecordsValidator* validator) {
+  return RecordsDecode{options.records_mode == RecordsMode::kValidate ? validator : nullptr,
+                       options.borrow_records};
 }
 
 namespace {
@@ -104,9 +105,12 @@ namespace frame_internal {
 absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameOptions& options,
                                     int16_t* header_version, RequestHeader* header,
                                     absl::FunctionRef<void*(const MessageOps&)> body,
-                                    FrameObserver* observer) {
-  const RecordsFieldValidator records(options.records);
-  Reader r(frame, 0, FrameDecodeOptions(options, &records));
+                                    FrameObserver* observer,
+                                    const RecordsValidator* validator) {
+  const RecordsFieldValidator checker(options.records);
+  const RecordsDecode records =
+      FrameRecords(options, validator != nullptr ? validator : &checker);
+  Reader r(frame, 0, options.reader());
   ReadSizePrefix(r, frame.size(), options, observer);
   if (!r.ok()) return r.error().ToStatus();
   // The api key and version lead every request header version.
@@ -148,10 +152,10 @@ absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameO
   *header_version = RequestHeaderVersion(api_key, api_version);
   if (observer != nullptr) {
     observer->ReadRequestHeader(r, *header_version, *header);
-    observer->ReadBody(r, *api->request, api_version, out);
+    observer->ReadBody(r, *api->request, api_version, out, records);
   } else {
     DecodeBody(r, *header_version, *header);
-    api->request->decode(r, api_version, out);
+    api->request->decode(r, api_version, out, records);
   }
   ExpectEnd(r, "request body");
   return r.error().ToStatus();
@@ -201,8 +205,9 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
                                      int16_t* body_version,
                                      absl::FunctionRef<void*(const MessageOps&)> body,
                                      FrameObserver* observer) {
-  const RecordsFieldValidator records(options.records);
-  const DecodeOptions decode = FrameDecodeOptions(options, &records);
+  const RecordsFieldValidator checker(options.records);
+  const RecordsDecode records = FrameRecords(options, &checker);
+  const DecodeOptions decode = options.reader();
   Reader r(frame, 0, decode);
   *body_version = api_version;
   const ApiInfo* api = FindApi(api_key);
@@ -248,7 +253,7 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
       const Error e = unsupported();
       return v0.has_value() ? WithV0Hint(e, *v0) : e.ToStatus();
     }
-    observer->ReadBody(r, *api->response, version, out);
+    observer->ReadBody(r, *api->response, version, out, records);
     ExpectEnd(r, "response body");
     if (r.ok()) *body_version = version;
     return v0.has_value() && !r.ok() ? WithV0Hint(r.error(), *v0) : r.error().ToStatus();
@@ -265,7 +270,7 @@ absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api
     }
     return v0.has_value() ? WithV0Hint(unsupported(), *v0) : unsupported().ToStatus();
   }
-  api->response->decode(r, api_version, out);
+  api->response->decode(r, api_version, out, records);
   ExpectEnd(r, "response body");
   if (r.ok() || !may_fall_back || r.error().offset < body_at) return r.error().ToStatus();
   const std::optional<int16_t> v0 =

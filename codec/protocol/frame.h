@@ -8,12 +8,20 @@
 // Byte offsets in errors count from the first byte of the size prefix.
 //
 // Threads: every function here may run on many threads at once, also over the same input
-// bytes and the same const FrameOptions (and the validator or records options it points
-// to): none of them writes to its inputs, and kwire keeps no mutable global state (the
-// one process-wide switch, SetRecordFastPathForTesting in codec/records/record_batch.h,
-// is for tests). A Writer, a decoded frame or an AnyMessage is one object like any other:
-// one thread may change it while no other uses it. Tested by conformance/
+// bytes and the same const FrameOptions: none of them writes to its inputs, and kwire
+// keeps no mutable global state (the one process-wide switch, SetRecordFastPathForTesting
+// in codec/records/record_batch.h, is for tests). A Writer, a decoded frame, an
+// AnyMessage or a caller-owned scratch (RecordsOptions::scratch) is one object like any
+// other: one thread may change it while no other uses it. Tested by conformance/
 // concurrency_test.cc, under ThreadSanitizer in the tsan preset.
+//
+// Per-thread state: two scratch buffers are kept per thread by default, so that a thread
+// decoding or encoding frame after frame allocates nothing for them once grown: records
+// validation's (a RecordSet: the batch's Record objects and decompressed payload, trimmed
+// to 1 MiB after each records field) and Encode*Frame's (a Writer, kept up to 1 MiB).
+// Callers that want no hidden per-thread memory (a proxy on a thread pool) pass their own:
+// FrameOptions::records.scratch for validation, and Append*Frame into their own Writer for
+// encoding; then neither thread_local is touched.
 #ifndef KWIRE_CODEC_PROTOCOL_FRAME_H_
 #define KWIRE_CODEC_PROTOCOL_FRAME_H_
 
@@ -38,12 +46,16 @@ namespace kwire {
 /// Default largest frame accepted: 100 MiB, Kafka's socket.request.max.bytes default.
 inline constexpr int32_t kDefaultMaxFrameSize = 100 * 1024 * 1024;
 
-/// Options for frame splitting and decoding.
+/// Options for frame splitting and decoding. Flat: the wire reader's options (quirks,
+/// allocation budget), the records fields' (mode, borrowing, caps) and the frame's own.
 struct FrameOptions {
   /// Largest size prefix accepted (bytes after the prefix); larger is kFrameTooLarge.
   int32_t max_frame_size = kDefaultMaxFrameSize;
-  /// Quirks (strict by default). Leave `decode.records` null: records_mode decides.
-  DecodeOptions decode;
+  /// Quirks (quirks.h; strict by default): apply to the whole frame, records included.
+  uint32_t quirks = 0;
+  /// Allocation budget of one frame decode (DecodeOptions::max_alloc_bytes, reader.h);
+  /// records validation runs within what is left of it.
+  size_t max_alloc_bytes = kDefaultMaxAllocBytes;
   /// Records fields: validated by default — every batch of every records field is
   /// checked under the field's records policy (codec/records/validate.h: framing, CRC,
   /// record lengths and counts, decompression within `records`' caps, and the
@@ -51,15 +63,18 @@ struct FrameOptions {
   /// them unexamined (a proxy that forwards batches; decoding then costs what copying
   /// the bytes costs). Either way the bytes are kept verbatim in the message.
   RecordsMode records_mode = RecordsMode::kValidate;
-  /// Caps and CRC enforcement for validation. The frame's quirks apply inside records;
-  /// `records.decode.quirks` add leniencies there only (records are kept verbatim, so a
-  /// re-encoded frame keeps them).
+  /// Zero-copy records (RecordsDecode::borrow, codec/schema/decode.h): every records
+  /// field is a view into the frame buffer instead of a copy; the decoded frame is then
+  /// valid only while that buffer lives unchanged. Validation works the same.
+  bool borrow_records = false;
+  /// Caps, CRC enforcement and scratch of records validation. `quirks` are applied in
+  /// addition to the frame's, inside records only (records are kept verbatim, so a
+  /// re-encoded frame keeps them); `scratch` is the caller's (see "Per-thread state").
   RecordsOptions records;
-};
 
-/// The DecodeOptions a frame decode uses: `options.decode`, with `validator` installed
-/// as DecodeOptions::records when records_mode is kValidate (and none is set).
-DecodeOptions FrameDecodeOptions(const FrameOptions& options, const RecordsFieldValidator* validator);
+  /// The wire reader's part of these options.
+  DecodeOptions reader() const { return DecodeOptions{quirks, max_alloc_bytes}; }
+};
 
 /// Result of SplitFrame: one complete frame, a request for more bytes, or an error.
 /// "Need more bytes" is not an error (Wuffs' suspension status).
@@ -181,13 +196,18 @@ class FrameObserver {
   virtual void ReadRequestHeader(Reader& r, int16_t header_version, RequestHeader& header) = 0;
   virtual void ReadResponseHeader(Reader& r, int16_t header_version,
                                   ResponseHeader& header) = 0;
-  /// Decodes the body, an `ops.spec` message at `version`, into `body` as ops.decode does.
-  virtual void ReadBody(Reader& r, const MessageOps& ops, int16_t version, void* body) = 0;
+  /// Decodes the body, an `ops.spec` message at `version`, into `body` as ops.decode does,
+  /// with `records` (what the frame's options make of records fields).
+  virtual void ReadBody(Reader& r, const MessageOps& ops, int16_t version, void* body,
+                        const RecordsDecode& records) = 0;
 };
+// `validator` (nullptr: FrameOptions::records_mode decides) checks records fields instead
+// of the RecordsFieldValidator that kValidate installs (ReadRequestAsBroker's collector).
 [[nodiscard]] absl::Status DecodeRequestFrameInto(std::span<const uint8_t> frame, const FrameOptions& options,
                                     int16_t* header_version, RequestHeader* header,
                                     absl::FunctionRef<void*(const MessageOps&)> body,
-                                    FrameObserver* observer = nullptr);
+                                    FrameObserver* observer = nullptr,
+                                    const RecordsValidator* validator = nullptr);
 // `*body_version` receives the version the body was read at (ApiVersions' KIP-511
 // fallback: 0).
 [[nodiscard]] absl::Status DecodeResponseFrameInto(std::span<const uint8_t> frame, int16_t api_key,
@@ -246,7 +266,7 @@ template <KafkaMessage M>
 /// earlier frame: the header and body are decoded over it, so the strings and vectors it
 /// holds keep their capacity. A connection that decodes frame after frame into one
 /// TypedRequestFrame allocates nothing once it has grown to the largest frame (records
-/// fields copied unless FrameOptions::decode.borrow_records). The result equals a
+/// fields copied unless FrameOptions::borrow_records). The result equals a
 /// fresh decode (fields absent at the frame's version, and tagged fields it lacks, are
 /// reset to their defaults); every bound (counts, the allocation budget, records checks)
 /// applies as in a fresh decode. On failure `*out` holds a partial frame: decode the

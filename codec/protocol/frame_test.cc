@@ -575,7 +575,7 @@ TEST(ApiVersionsFallback, BrokersV0AnswersDecodeAsV0AndReEncodeByteForByte) {
     const Bytes frame = Hex(f.hex);
     for (uint32_t quirks : {0u, kQuirksJava}) {
       FrameOptions o;
-      o.decode.quirks = quirks;
+      o.quirks = quirks;
       auto d = DecodeResponseFrame(frame, kApiVersions, f.asked, o);
       ASSERT_TRUE(d.ok()) << d.status();
       EXPECT_EQ(d->body_version, 0);
@@ -653,7 +653,7 @@ TEST(ApiVersionsFallback, StrictTakesOnlyError35JavaTakesAnyV0Body) {
   EXPECT_EQ(ExplainResponseFrame(frame, kApiVersions, 3).status, strict.status());
   for (uint32_t quirks : {uint32_t{kQuirkApiVersionsAnyFallback}, kQuirksJava}) {
     FrameOptions o;
-    o.decode.quirks = quirks;
+    o.quirks = quirks;
     auto d = DecodeResponseFrame(frame, kApiVersions, 3, o);
     ASSERT_TRUE(d.ok()) << d.status();
     EXPECT_EQ(d->body_version, 0);
@@ -665,7 +665,7 @@ TEST(ApiVersionsFallback, StrictTakesOnlyError35JavaTakesAnyV0Body) {
   // Bytes that read neither at v3 nor at v0 keep the error at v3, with no hint.
   const Bytes neither = Hex("0000000c0000007b0023000000010012");
   FrameOptions java;
-  java.decode.quirks = kQuirksJava;
+  java.quirks = kQuirksJava;
   auto bad = DecodeResponseFrame(neither, kApiVersions, 3, java);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(ErrorOf(bad.status()).detail.find("v0"), std::string::npos) << bad.status();
@@ -683,7 +683,7 @@ TEST(ApiVersionsFallback, AVersionAboveKwiresNewestTakesTheV0Fallback) {
     SCOPED_TRACE(asked);
     for (uint32_t quirks : {0u, kQuirksJava}) {
       FrameOptions o;
-      o.decode.quirks = quirks;
+      o.quirks = quirks;
       auto d = DecodeResponseFrame(frame, kApiVersions, asked, o);
       ASSERT_TRUE(d.ok()) << d.status();
       EXPECT_EQ(d->body_version, 0);
@@ -717,7 +717,7 @@ TEST(ApiVersionsFallback, AVersionAboveKwiresNewestTakesTheV0Fallback) {
             std::string::npos) << e.detail;
   EXPECT_EQ(ExplainResponseFrame(none, kApiVersions, 129).status, strict.status());
   FrameOptions java;
-  java.decode.quirks = kQuirksJava;
+  java.quirks = kQuirksJava;
   auto taken = DecodeResponseFrame(none, kApiVersions, 129, java);
   ASSERT_TRUE(taken.ok()) << taken.status();
   EXPECT_EQ(taken->body_version, 0);

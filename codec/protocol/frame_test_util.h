@@ -177,7 +177,7 @@ inline void KeepReencoding(absl::StatusOr<std::vector<uint8_t>> again, uint32_t 
 inline Decoded DecodeFrame(const Case& c, std::span<const uint8_t> frame, uint32_t quirks = 0,
                            const FrameOptions& base = {}) {
   FrameOptions options = base;
-  options.decode.quirks = quirks;
+  options.quirks = quirks;
   Decoded out;
   if (c.request()) {
     auto f = DecodeRequestFrame(frame, options);

@@ -54,7 +54,7 @@ void ExpectError(const absl::Status& s, ErrorKind kind, size_t at, const std::st
 absl::Status DecodeRequest(std::span<const uint8_t> frame, uint32_t quirks = 0,
                            RecordsMode mode = RecordsMode::kValidate) {
   FrameOptions o;
-  o.decode.quirks = quirks;
+  o.quirks = quirks;
   o.records_mode = mode;
   auto f = DecodeRequestFrame(frame, o);
   if (!f.ok()) return f.status();
@@ -347,6 +347,32 @@ TEST(RecordsInFrames, RecordFaultsCarryTheWholePathAndFrameOffset) {
               kFetchRecords + ".Batch[1].Record[0].Headers[1].Key");
 }
 
+// Caller-owned scratch (RecordsOptions::scratch, issue 37 item 4): validation decodes into
+// the caller's RecordSet instead of the thread's, with the same verdicts; the scratch keeps
+// the last batch's records and decompressed payload for the next frame (nothing trimmed).
+TEST(RecordsInFrames, ValidationUsesTheCallersScratch) {
+  const Bytes gzip = Batch(5, static_cast<int16_t>(Compression::kGzip));
+  const Bytes f = ProduceFrame(9, {Batch(2), gzip});
+  RecordSet scratch;
+  FrameOptions o;
+  o.records.scratch = &scratch;
+  ASSERT_TRUE(DecodeRequestFrame(f, o).ok());
+  ASSERT_EQ(scratch.size(), 5u);  // the last batch checked: partition 1's gzip batch
+  EXPECT_EQ(scratch[4].key, "k4");
+  EXPECT_FALSE(scratch.decompressed().empty());
+  // A fault is found the same way with either scratch.
+  Bytes bad = gzip;
+  bad.back() ^= 0x01;  // CRC no longer matches
+  const Bytes g = ProduceFrame(9, {bad});
+  const Error with_own = ErrorOf(DecodeRequestFrame(g, o).status());
+  const Error with_thread = ErrorOf(DecodeRequest(g));
+  EXPECT_EQ(with_own.kind, ErrorKind::kCrcMismatch);
+  EXPECT_EQ(with_own, with_thread);
+  // Frame after frame into one scratch.
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(DecodeRequestFrame(f, o).ok());
+  EXPECT_EQ(scratch.size(), 5u);
+}
+
 TEST(RecordsInFrames, RecordsCountAndTrailingRecordBytes) {
   Bytes two = Batch(2);
   // Claim 3 records where 2 are present (records count at byte 57 of the batch).
@@ -415,6 +441,53 @@ TEST(BrokerRead, RefusedPartitionsAreListedAndTheRestOfTheFrameReads) {
   EXPECT_EQ(body->topic_data[0].partition_data[1].records->data(), Str(two));
   // A sound frame: nothing refused.
   EXPECT_FALSE(ReadAsBroker(ProduceFrame(9, {one, one})).value().refused());
+}
+
+// Apache Kafka N6 (conformance/testees/apache-kafka/FAILURES.md): a zstd batch in Produce
+// v0-v2. KIP-110 allows zstd from v7; Java's ProduceRequest.validateRecords checks the codec
+// only from v3, and Kafka 3.9 (the last release with v0-v2) appends the batch. Strict kwire
+// refuses it with KIP-110's code; kQuirkOldProduceCodecUnchecked (in kQuirksJava) reads it as
+// Java does, and only below v3.
+TEST(BrokerRead, ZstdBelowV3IsRefusedStrictlyAndReadUnderTheJavaQuirks) {
+  const Bytes zstd = Batch(3, static_cast<int16_t>(Compression::kZstd));
+  for (int16_t v : {int16_t{0}, int16_t{1}, int16_t{2}}) {
+    SCOPED_TRACE(v);
+    const Bytes f = ProduceFrame(v, {zstd});
+    const Error strict = ErrorOf(DecodeRequest(f));
+    EXPECT_EQ(strict.kind, ErrorKind::kRecordsNotAllowed);
+    EXPECT_EQ(strict.offset, Find(f, zstd) + 21);  // the batch's attributes (codec bits)
+    EXPECT_EQ(strict.path, kProduceRecords + ".Batch[0]");
+    const std::optional<BrokerRead> read = ReadAsBroker(f);
+    ASSERT_TRUE(read);
+    ASSERT_EQ(read->refusals.size(), 1u);
+    EXPECT_EQ(read->refusals[0].error_code, 76);
+    EXPECT_STREQ(read->refusals[0].error_name, "UNSUPPORTED_COMPRESSION_TYPE");
+    EXPECT_TRUE(read->refusals[0].kafka_appends);
+    EXPECT_FALSE(read->refusals[0].whole_request);
+    for (uint32_t quirks : {uint32_t{kQuirkOldProduceCodecUnchecked}, kQuirksJava}) {
+      FrameOptions o;
+      o.quirks = quirks;
+      EXPECT_TRUE(DecodeRequest(f, quirks).ok()) << quirks;
+      const std::optional<BrokerRead> java = ReadAsBroker(f, o);
+      ASSERT_TRUE(java);
+      EXPECT_FALSE(java->refused());
+    }
+  }
+  // From v3 Java checks the codec too: the quirk changes nothing there.
+  for (int16_t v : {int16_t{3}, int16_t{6}}) {
+    SCOPED_TRACE(v);
+    FrameOptions o;
+    o.quirks = kQuirksJava;
+    const Bytes f = ProduceFrame(v, {zstd});
+    EXPECT_EQ(ErrorOf(DecodeRequest(f, kQuirksJava)).kind, ErrorKind::kRecordsNotAllowed);
+    const std::optional<BrokerRead> read = ReadAsBroker(f, o);
+    ASSERT_TRUE(read);
+    ASSERT_EQ(read->refusals.size(), 1u);
+    EXPECT_EQ(read->refusals[0].error_code, 76);
+    EXPECT_FALSE(read->refusals[0].kafka_appends);
+  }
+  // v7: allowed either way.
+  EXPECT_TRUE(DecodeRequest(ProduceFrame(7, {zstd})).ok());
 }
 
 TEST(BrokerRead, EachFaultGetsTheBrokersErrorCode) {
@@ -536,10 +609,10 @@ TEST(BrokerRead, RefusalsAreWithinTheAllocationBudget) {
   // the refusals' keep does not fit it too.
   FrameOptions opaque;
   opaque.records_mode = RecordsMode::kOpaque;
-  opaque.decode.max_alloc_bytes = 4096;
-  while (!DecodeRequestFrame(f, opaque).ok()) opaque.decode.max_alloc_bytes += 4096;
+  opaque.max_alloc_bytes = 4096;
+  while (!DecodeRequestFrame(f, opaque).ok()) opaque.max_alloc_bytes += 4096;
   FrameOptions small;
-  small.decode.max_alloc_bytes = opaque.decode.max_alloc_bytes;
+  small.max_alloc_bytes = opaque.max_alloc_bytes;
   auto capped = ReadRequestAsBroker(f, small);
   ASSERT_FALSE(capped.ok());
   const Error e = ErrorOf(capped.status());
@@ -632,12 +705,12 @@ TEST(RecordsInFrames, EveryMinimalAndRichFrameValidates) {
   EXPECT_GT(records_cases, 30u);
 }
 
-// ---- Zero-copy records (DecodeOptions::borrow_records).
+// ---- Zero-copy records (FrameOptions::borrow_records).
 
 FrameOptions Borrowing(RecordsMode mode = RecordsMode::kValidate) {
   FrameOptions o;
   o.records_mode = mode;
-  o.decode.borrow_records = true;
+  o.borrow_records = true;
   return o;
 }
 
@@ -767,9 +840,9 @@ TEST(BorrowedRecords, EveryRecordsApiSeesTheSameBatchesOwnedOrBorrowed) {
     // The records explanation (PrintOptions::records) reads the same payload.
     PrintOptions print;
     print.records = &PrintRecordBatches;
-    print.decode.borrow_records = true;
+    print.borrow_records = true;
     const FrameExplanation eb = ExplainResponseFrame(frame, kFetch, 12, print);
-    print.decode.borrow_records = false;
+    print.borrow_records = false;
     const FrameExplanation eo = ExplainResponseFrame(frame, kFetch, 12, print);
     ASSERT_TRUE(eb.status.ok()) << eb.status;
     EXPECT_EQ(RenderObjectTree(eb.nodes), RenderObjectTree(eo.nodes));

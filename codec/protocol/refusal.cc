@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -155,6 +156,17 @@ Answer BrokerAnswer(const Error& fault, const std::string& part, std::span<const
                   "ProduceRequest.validateRecords: ByteBufferLogInputStream.nextBatchSize on "
                   "the bytes after the first batch (CorruptRecordException)");
     }
+  } else if (fault.kind == ErrorKind::kRecordsNotAllowed) {
+    // Below v3 the policy's only rule is the codec's (CheckBatchAllowed: zstd before v7,
+    // KIP-110), which Java does not check there: validateRecords looks at batches only
+    // from v3 on, and Kafka 3.9, the last release with Produce v0-v2 (4.0 removed them),
+    // appends the batch (its LogValidator refuses zstd only below
+    // inter.broker.protocol.version 2.1). kwire refuses it with the code KIP-110 names;
+    // kQuirkOldProduceCodecUnchecked reads it as Java does.
+    return Code(kUnsupportedCompression,
+                "KIP-110 (zstd from Produce v7); ProduceRequest.validateRecords checks the "
+                "codec only from v3",
+                false, /*kafka_appends=*/true);
   }
   // 3. The append: the batches before the fault's read whole for kwire, and so for the
   // broker; then the fault's.
@@ -225,7 +237,7 @@ class RefusalCollector final : public RecordsValidator {
   void Validate(Reader& r, const FieldSpec& field, int16_t version,
                 std::span<const uint8_t> bytes, size_t offset) const override {
     RecordsOptions options = options_;
-    options.decode.quirks |= r.quirks();
+    options.quirks |= r.quirks();
     options.max_alloc_bytes = std::min(options.max_alloc_bytes, r.alloc_budget_left());
     Error e = ValidateRecordsField(bytes, offset, r.path(), field.records, version, options);
     if (e.ok()) return;
@@ -274,17 +286,21 @@ const Refusal* BrokerRead::WholeRequest() const {
 
 absl::StatusOr<BrokerRead> ReadRequestAsBroker(std::span<const uint8_t> frame,
                                                const FrameOptions& options) {
-  if (options.records_mode != RecordsMode::kValidate || options.decode.records != nullptr) {
+  if (options.records_mode != RecordsMode::kValidate) {
     auto decoded = DecodeRequestFrame(frame, options);
     if (!decoded.ok()) return decoded.status();
     return BrokerRead{*std::move(decoded), {}};
   }
   const RefusalCollector collector(options.records);
-  FrameOptions with = options;
-  with.decode.records = &collector;
-  auto decoded = DecodeRequestFrame(frame, with);
-  if (!decoded.ok()) return decoded.status();
-  return BrokerRead{*std::move(decoded), collector.Take()};
+  int16_t header_version = 1;
+  RequestHeader header;
+  std::optional<AnyMessage> body;
+  const absl::Status s = frame_internal::DecodeRequestFrameInto(
+      frame, options, &header_version, &header,
+      [&](const MessageOps& ops) { return body.emplace(ops).raw(); }, nullptr, &collector);
+  if (!s.ok()) return s;
+  return BrokerRead{RequestFrame{header_version, std::move(header), std::move(*body)},
+                    collector.Take()};
 }
 
 }  // namespace kwire

@@ -207,7 +207,7 @@ std::vector<ExplainNode> ExplainRecords(std::span<const uint8_t> field, const Ex
                                       h.is_transactional() ? ", transactional" : "")));
     }
     RecordSet set;
-    Error e = o.policy != nullptr ? CheckBatchAllowed(b, path, *o.policy, o.version) : Error{};
+    Error e = o.policy != nullptr ? CheckBatchAllowed(b, path, *o.policy, o.version, o.records.quirks) : Error{};
     // Uncompressed v2 batches: the decoder reports every field's position.
     std::vector<RecordLayout> layouts;
     RecordsOptions ro = o.records;

@@ -35,7 +35,7 @@ bool PrintRecordBatches(const RecordsPrintInput& in, std::vector<PrintNode>& out
   const RecordsPolicy& policy = in.field.records;
   if (policy.layout == RecordsLayout::kUnaligned) return false;
   ExplainOptions o;
-  o.records.decode.quirks = in.quirks;
+  o.records.quirks = in.quirks;
   if (policy.layout != RecordsLayout::kNotRecords) o.policy = &policy;
   o.version = in.version;
   const PathNode field{nullptr, in.path.c_str(), -1};  // error texts name the field

@@ -556,7 +556,7 @@ bool BatchIterator::Next(BatchView* out) {
 
   PathNode node{path_, "Batch", static_cast<int64_t>(index_)};
   const uint8_t* const base = field_.data() + pos_;
-  Reader r(base, rem, at, options_.decode);
+  Reader r(base, rem, at, DecodeOptions{options_.quirks});
   r.set_path(&node);
   auto fail = [&](ErrorKind kind, size_t where, std::string detail) {
     r.Fail(kind, where, std::move(detail));
@@ -744,7 +744,7 @@ Error BatchView::DecodeV2(const RecordsOptions& options, RecordSet* out, bool ke
   }
   if (over_max) return too_many();
   if (budget) return over_budget();
-  Reader r(data, data_offset, options.decode);
+  Reader r(data, data_offset, DecodeOptions{options.quirks});
   r.set_path(&batch);
   if (options.layout != nullptr) options.layout->clear();
   ReadRecords(r, header_, &batch, &out->slots_, &out->size_, options.layout, keep);
@@ -797,7 +797,7 @@ Error BatchView::DecodeLegacy(const RecordsOptions& options, RecordSet* out, boo
     return e;
   }
   const std::span<const uint8_t> data = out->buffer_;
-  Reader r(data, 0, options.decode);
+  Reader r(data, 0, DecodeOptions{options.quirks});
   r.set_path(&batch);
   const bool enforce_crc = options.enforce_crc && RecordsCrcEnforcementEnabled();
   // Not keeping them (CheckRecords), every inner message is read into slot 0.

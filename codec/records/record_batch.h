@@ -103,6 +103,10 @@ struct RecordLayout {
   size_t end = 0;               ///< first byte after the record
 };
 
+class RecordSet;
+
+/// Options of record-batch decoding and of records validation (validate.h): caps,
+/// CRC enforcement, quirks inside records, and the scratch validation decodes into.
 struct RecordsOptions {
   /// Hard cap on the decompressed size of one batch (or legacy wrapper), bytes.
   /// Default 64 MiB (kDefaultMaxDecompressedBytes); see compression.h.
@@ -123,8 +127,22 @@ struct RecordsOptions {
   /// with KWIRE_FUZZ_SKIP_CRC_CHECK, the CRC is still computed and reported through
   /// BatchView::crc_ok() but never fails decoding.
   bool enforce_crc = true;
-  /// Reader options for the varints inside records (strict by default).
-  DecodeOptions decode;
+  /// Quirks (quirks.h) for the values inside records: varints, key and value lengths,
+  /// header keys (strict by default). Frame and message decoding add the frame's own.
+  uint32_t quirks = 0;
+  /// Caller-owned scratch for records validation (validate.h): the Record objects and
+  /// the decompressed payload of the batch being checked, reused from batch to batch and
+  /// from call to call, so that a connection validating frame after frame allocates
+  /// nothing for them once grown. Not owned; use it from one thread at a time (one per
+  /// connection or per worker thread). nullptr (the default): a scratch of the calling
+  /// thread's own (thread_local), trimmed after each records field to a decompression
+  /// buffer of at most 1 MiB and one Record, so a thread keeps about that much between
+  /// decodes. What a caller's scratch keeps between calls is the caller's memory, not
+  /// charged to a decode's allocation budget (each validation is, while it runs); it is
+  /// bounded by the largest batch checked (max_decompressed_bytes, max_records), and
+  /// RecordSet::Trim gives it back. DecodeRecords takes its RecordSet as an argument and
+  /// ignores this.
+  RecordSet* scratch = nullptr;
   /// When set, DecodeRecords of a v2 batch reads every record with the reference path
   /// and leaves one RecordLayout per decoded record here (cleared first; on failure, the
   /// records before the failing one). For explain tools; slower. Not owned.
@@ -451,7 +469,7 @@ class BatchIterator {
 };
 
 /// Iterates a `records` field of a decoded message (Produce/Fetch/ShareFetch, ...),
-/// owned or borrowed (DecodeOptions::borrow_records): the batches of `records.data()`.
+/// owned or borrowed (FrameOptions::borrow_records): the batches of `records.data()`.
 /// The Records value — and, when borrowed, the buffer it points into — and `path` must
 /// outlive the iterator and the views it yields.
 inline BatchIterator Batches(const Records& records ABSL_ATTRIBUTE_LIFETIME_BOUND,

@@ -517,7 +517,7 @@ TEST(RecordBatchHostile, NegativeLengthOffsetsAfterMultiByteVarints) {
   }
   {  // key length -2 as an overlong varint (83 00), admitted by the quirk
     RecordsOptions o;
-    o.decode.quirks = kQuirkNonCanonicalVarint;
+    o.quirks = kQuirkNonCanonicalVarint;
     const Error e = RecordsError(RawV2(Hex("12 00 00 00 83 00 04 62 63 00"), 1), o);
     EXPECT_EQ(e.kind, ErrorKind::kInvalidLength);
     EXPECT_DETAIL(e, "key length -2");
@@ -685,7 +685,7 @@ TEST(RecordBatchHostile, NegativeLengthsOtherThanMinusOne) {
   }
   {  // with the Java quirk, -3 reads as null
     RecordsOptions o;
-    o.decode.quirks = kQuirkAnyNegativeLengthIsNull;
+    o.quirks = kQuirkAnyNegativeLengthIsNull;
     One one = DecodeOne(RawV2(Hex("12 00 00 00 01 01 02 02 61 05"), 1), o);
     ASSERT_TRUE(one.error.ok()) << one.error.ToString();
     EXPECT_FALSE(one.set[0].headers[0].value.has_value());
@@ -719,7 +719,7 @@ TEST(RecordBatchHostile, Varints) {
     const Error e = RecordsError(b);
     EXPECT_EQ(e.kind, ErrorKind::kVarintNonCanonical);
     RecordsOptions o;
-    o.decode.quirks = kQuirkNonCanonicalVarint;
+    o.quirks = kQuirkNonCanonicalVarint;
     EXPECT_TRUE(DecodeOne(b, o).error.ok());
   }
 }
@@ -1323,7 +1323,7 @@ TEST(RecordFastPath, AgreesWithTheReferencePathOnEverySequence) {
           const std::vector<uint8_t> batch = RawV2(payload, count, attributes, base);
           for (uint32_t quirks : {0u, kQuirksJava}) {
             RecordsOptions o;
-            o.decode.quirks = quirks;
+            o.quirks = quirks;
             const std::string what = absl::StrFormat(
                 "%s, count %d, attributes %d, base %d, quirks %x", name, count, attributes,
                 base, quirks);
@@ -1365,7 +1365,7 @@ TEST(RecordFastPath, SwitchingPathsKeepsOffsetsAndPaths) {
   // With Java's quirks, record 1 (overlong offsetDelta) and record 3 (value length −2,
   // read as null) go through the reference path, records 0 and 2 through the fast path.
   RecordsOptions java;
-  java.decode.quirks = kQuirksJava;
+  java.quirks = kQuirksJava;
   const std::vector<uint8_t> batch = RawV2(section_of({0, 6, 3, 7}), 4, 0, 1000);
   One one = DecodeOne(batch, java);  // views into `batch`
   ASSERT_TRUE(one.error.ok()) << one.error.ToString();
@@ -1435,7 +1435,7 @@ TEST(RecordBatchHostile, HeaderKeysAreUtf8) {
   EXPECT_EQ(e2.detail, "surrogate U+D800");
 
   RecordsOptions java;
-  java.decode.quirks = kQuirksJava;
+  java.quirks = kQuirksJava;
   One one = DecodeOne(batch, java);
   ASSERT_TRUE(one.error.ok()) << one.error.ToString();
   ASSERT_EQ(one.set[0].headers.size(), 1u);

@@ -16,10 +16,16 @@ bool OneV2Batch(const RecordsPolicy& policy, int16_t version) {
   return version >= policy.one_v2_batch_from;
 }
 
+// The calling thread's records scratch (RecordsOptions::scratch unset).
+RecordSet& ThreadScratch() {
+  thread_local RecordSet scratch;
+  return scratch;
+}
+
 }  // namespace
 
 Error CheckBatchAllowed(const BatchView& batch, const PathNode* path, const RecordsPolicy& policy,
-                        int16_t version) {
+                        int16_t version, uint32_t quirks) {
   const PathNode node{path, "Batch", static_cast<int64_t>(batch.index())};
   if (OneV2Batch(policy, version)) {
     if (batch.index() > 0) {
@@ -34,7 +40,8 @@ Error CheckBatchAllowed(const BatchView& batch, const PathNode* path, const Reco
                                        batch.magic(), version, policy.source));
     }
   }
-  if (batch.compression() == Compression::kZstd && version < policy.zstd_from) {
+  if (batch.compression() == Compression::kZstd && version < policy.zstd_from &&
+      !((quirks & kQuirkOldProduceCodecUnchecked) && !OneV2Batch(policy, version))) {
     return MakeError(ErrorKind::kRecordsNotAllowed,
                      batch.offset() + (batch.magic() == 2 ? kAttributesAt : kMagicAt + 1), &node,
                      absl::StrFormat("zstd batch in version %d; zstd needs version %d or later "
@@ -75,16 +82,22 @@ Error ValidateRecordsField(std::span<const uint8_t> bytes, size_t offset, const 
   }
   BatchIterator it(bytes, options, offset, path);
   BatchView batch;
-  // One record and a decompressed payload, reused across the batches and, per thread,
-  // across calls (a connection validating frame after frame allocates nothing for them
-  // once grown); trimmed on the way out so that a thread keeps at most 1 MiB of it.
-  // Validation is not re-entered on one thread (no callback runs inside it).
-  thread_local RecordSet scratch;
+  // One record and a decompressed payload, reused across the batches and across calls:
+  // the caller's (RecordsOptions::scratch), or this thread's, trimmed on the way out so
+  // that a thread keeps at most 1 MiB of it. Validation is not re-entered on one thread
+  // (no callback runs inside it).
+  RecordSet& scratch = options.scratch != nullptr ? *options.scratch : ThreadScratch();
   struct TrimOnExit {
-    ~TrimOnExit() { scratch.Trim(size_t{1} << 20); }
-  } trim;
+    RecordSet* own;
+    ~TrimOnExit() {
+      if (own != nullptr) own->Trim(size_t{1} << 20);
+    }
+  } trim{options.scratch != nullptr ? nullptr : &scratch};
   while (it.Next(&batch)) {
-    if (Error e = CheckBatchAllowed(batch, path, policy, version); !e.ok()) return e;
+    if (Error e = CheckBatchAllowed(batch, path, policy, version, options.quirks);
+        !e.ok()) {
+      return e;
+    }
     if (Error e = batch.CheckRecords(options, &scratch); !e.ok()) return e;
   }
   if (it.state() == BatchIterator::kError) return it.error();
@@ -94,7 +107,7 @@ Error ValidateRecordsField(std::span<const uint8_t> bytes, size_t offset, const 
 void RecordsFieldValidator::Validate(Reader& r, const FieldSpec& field, int16_t version,
                                      std::span<const uint8_t> bytes, size_t offset) const {
   RecordsOptions options = options_;
-  options.decode.quirks |= r.quirks();
+  options.quirks |= r.quirks();
   // Validation's memory (decompressed bytes, Record objects) is freed before it returns:
   // it runs within what is left of the decode's allocation budget.
   options.max_alloc_bytes = std::min(options.max_alloc_bytes, r.alloc_budget_left());

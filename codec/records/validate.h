@@ -46,9 +46,10 @@ Error ValidateRecordsField(std::span<const uint8_t> bytes, size_t offset, const 
 /// The policy's rule for one complete batch: index `index` of the field (0-based) in a
 /// message at `version`. kRecordsNotAllowed at the batch's magic byte (wrong magic) or
 /// attributes (codec) or first byte (a second batch), with path `<path>.Batch[index]`.
-/// Shared by validation and `kwire explain`.
+/// `quirks` (quirks.h): kQuirkOldProduceCodecUnchecked lets a zstd batch pass below the
+/// policy's one_v2_batch_from, as Java does. Shared by validation and `kwire explain`.
 Error CheckBatchAllowed(const BatchView& batch, const PathNode* path, const RecordsPolicy& policy,
-                        int16_t version);
+                        int16_t version, uint32_t quirks);
 
 /// The policy's rule for how the field ends: `it` has stopped (kEnd or kPartialBatch,
 /// after count() complete batches), the field's bytes end at absolute `end`. A partial
@@ -57,11 +58,12 @@ Error CheckBatchAllowed(const BatchView& batch, const PathNode* path, const Reco
 Error CheckFieldEnd(const BatchIterator& it, size_t end, const PathNode* path,
                     const RecordsPolicy& policy, int16_t version);
 
-/// The RecordsValidator that frame decoding installs (DecodeOptions::records): runs
-/// ValidateRecordsField with its RecordsOptions (caps, CRC enforcement; its
-/// decode.quirks apply inside records only) plus the reader's quirks (they apply inside
-/// records too: e.g. an overlong varint offsetDelta under kQuirkNonCanonicalVarint).
-/// Stateless: one instance may serve many threads.
+/// The RecordsValidator that frame decoding installs (RecordsDecode::validator): runs
+/// ValidateRecordsField with its RecordsOptions (caps, CRC enforcement; its quirks apply
+/// inside records only) plus the reader's quirks (they apply inside records too: e.g. an
+/// overlong varint offsetDelta under kQuirkNonCanonicalVarint). Stateless, so one
+/// instance may serve many threads, unless its options name a caller-owned
+/// RecordsOptions::scratch: then one thread at a time.
 class RecordsFieldValidator final : public RecordsValidator {
  public:
   explicit RecordsFieldValidator(const RecordsOptions& options = {}) : options_(options) {}

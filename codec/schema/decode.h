@@ -24,8 +24,8 @@
 
 namespace kwire {
 
-/// Checks the bytes of `records` fields while a message is decoded (DecodeOptions::
-/// records). The message decoder calls Validate for every non-null records field, right
+/// Checks the bytes of `records` fields while a message is decoded (RecordsDecode::
+/// validator). The message decoder calls Validate for every non-null records field, right
 /// after reading its bytes; an implementation records the first failure in `r` with
 /// Reader::Fail(const Error&) (absolute offset, path under r.path(), e.g.
 /// `ProduceRequest.TopicData[0].PartitionData[0].Records.Batch[0].Record[3]`), which
@@ -42,6 +42,22 @@ class RecordsValidator {
                         std::span<const uint8_t> bytes, size_t offset) const = 0;
 };
 
+/// How a message decode treats its `records` fields (Produce requests, Fetch and
+/// ShareFetch responses, ...): the schema layer's part of decoding, beside the wire
+/// Reader's DecodeOptions. Frame decoding fills it from FrameOptions (records_mode,
+/// borrow_records); DecodeMessage / DecodeBody / DecodeStruct take it as an argument.
+struct RecordsDecode {
+  /// Checks the bytes of every records field as the decoder reads them
+  /// (codec/records/validate.h RecordsFieldValidator). nullptr: records stay opaque
+  /// bytes. Not owned; must outlive the decode.
+  const RecordsValidator* validator = nullptr;
+  /// Zero-copy records: every `records` field is decoded as a view into the input buffer
+  /// (`Records::Borrow`) instead of a copy. The decoded message is then valid only while
+  /// that buffer lives unchanged (see `Records` in codec/schema/spec.h). For proxies and
+  /// brokers that forward or parse batches in place; validation works the same.
+  bool borrow = false;
+};
+
 namespace schema_internal {
 
 /// Decoding state shared by every level of one message.
@@ -53,6 +69,8 @@ struct DecodeContext : VersionRule {
   /// left minus these, so that nested arrays, sized before their elements are read,
   /// cannot each claim the same bytes: allocation stays O(frame bytes) at any depth.
   size_t reserved = 0;
+  /// What to do with `records` fields: validate, borrow (RecordsDecode).
+  RecordsDecode records{};
 };
 
 /// The same walk with a DecodeObserver (observer.h) told what is read where. Every walk
@@ -125,9 +143,9 @@ template <class C>
 void DecodeValue(C& c, const FieldSpec& f, std::string& v) {
   DecodeObservedBlob(c, f.type, c.Compact(f), false, f.sensitive, v);
 }
-// Hands a records field's bytes, just read, to DecodeOptions::records (if set).
+// Hands a records field's bytes, just read, to RecordsDecode::validator (if set).
 void ValidateRecords(DecodeContext& c, const FieldSpec& f, std::string_view bytes);
-// Reads a records field (copied, or borrowed under DecodeOptions::borrow_records),
+// Reads a records field (copied, or borrowed under RecordsDecode::borrow),
 // tells `o` (if not null) and validates it. Returns false when it is null. Out of line.
 bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records& out,
                    DecodeObserver* o);
@@ -450,13 +468,16 @@ void DecodeStruct(C& c, S& s) {
 /// absent at `version`, and tagged fields the input lacks, to their defaults), so the
 /// result equals a decode into a default-constructed S, while the strings and vectors
 /// it already holds keep their capacity (no allocation when they are large enough).
-/// After a failure `out` holds a partial message.
+/// After a failure `out` holds a partial message. `records`: what to do with records
+/// fields (default: opaque copies).
 template <KafkaStruct S>
-void DecodeStruct(Reader& r, int16_t version, bool flexible, S& out) {
+void DecodeStruct(Reader& r, int16_t version, bool flexible, S& out,
+                  const RecordsDecode& records = {}) {
   // The walk writes array indexes only into the path nodes it creates; the caller's
   // node (r.path()) is only ever their parent and is never written through. (Two
   // const-correct forms were measured: each cost 6-11 instructions per frame.)
-  schema_internal::DecodeContext c{{version, flexible}, r, const_cast<PathNode*>(r.path())};
+  schema_internal::DecodeContext c{
+      {version, flexible}, r, const_cast<PathNode*>(r.path()), 0, records};
   schema_internal::DecodeStruct(c, out);
 }
 

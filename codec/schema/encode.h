@@ -120,20 +120,13 @@ void EncodeValue(EncodeContext& c, const FieldSpec& f, const std::optional<T>& v
   }
 }
 
-// One known tagged field to write: its tag and pre-encoded payload.
-struct PendingTag {
-  uint32_t tag;
-  std::vector<uint8_t> payload;
-};
-
-// Moves a tagged field's encoded payload into `tags` (or propagates its failure).
-void AddPendingTag(EncodeContext& c, const FieldSpec& f, Writer& scratch,
-                   absl::InlinedVector<PendingTag, 2>& tags);
-
+// The first pass over a struct's fields: every field but the known tagged ones, in wire
+// order; those present at the version are counted and their tags noted.
 struct FieldEncoder {
   EncodeContext& c;
   PathNode& node;
-  absl::InlinedVector<PendingTag, 2>* tags;  // known tagged fields present at the version
+  // Tags of the known tagged fields present, in declaration order (a struct has a few).
+  absl::InlinedVector<uint32_t, 4> tags{};
 
   template <class T>
   void operator()(const FieldSpec& f, const T& value, const T& default_value) {
@@ -144,32 +137,82 @@ struct FieldEncoder {
       return;
     }
     if constexpr (kIsTagged<T>) {
-      {
-        if (value.has_value()) {
-          // Encode the payload on its own so that its size can precede it.
-          Writer scratch;
-          scratch.set_options(c.w.options());
-          scratch.set_path(&node);
-          EncodeContext sc{{c.version, c.flexible}, scratch, &node};
-          EncodeValue(sc, f, *value);
-          AddPendingTag(c, f, scratch, *tags);
-        }
-      }
+      if (value.has_value()) tags.push_back(static_cast<uint32_t>(f.tag));
     } else {
       EncodeValue(c, f, value);
     }
   }
 };
 
-// Writes the tagged-field section: the known tags in `tags` merged with `unknown` in
-// ascending tag order. Fails kNonDefaultField if tags exist in a non-flexible version,
-// kTagOutOfOrder / kTagDuplicate if `unknown` is not strictly ascending or repeats a tag,
-// and kTagDuplicate if an unknown tag has the number of a tagged field of `fields` at the
+// Writes unknown tagged fields [*u, end) whose tags are below `below` (KIP-482: uvarint
+// tag, uvarint size, the bytes), checking that tags ascend after `*previous`
+// (kTagOutOfOrder, kTagDuplicate). Out of line.
+void EncodeUnknownTagsBelow(EncodeContext& c, const UnknownTaggedFields& unknown, size_t* u,
+                            int64_t below, int64_t* previous);
+
+// The second pass: writes the known tagged field of tag `want` (kAnyTag: each present
+// one, in declaration order, which then ascends), in place: its tag, a one-byte size
+// patched after the value (moved up when the value is 128 bytes or more), and the value;
+// unknown tags below it first.
+struct TaggedFieldEncoder {
+  static constexpr int64_t kAnyTag = -1;
+  EncodeContext& c;
+  PathNode& node;
+  const UnknownTaggedFields& unknown;
+  int64_t want = kAnyTag;
+  size_t u = 0;            // next unknown tag to write
+  int64_t previous = -1;   // last tag written
+
+  template <class T>
+  void operator()(const FieldSpec& f, const T& value, const T&) {
+    if constexpr (kIsTagged<T>) {
+      if (!c.w.ok() || !c.Present(f) || !value.has_value()) return;
+      if (want != kAnyTag && f.tag != want) return;
+      node.name = "tagged_fields";
+      EncodeUnknownTagsBelow(c, unknown, &u, f.tag, &previous);
+      if (!c.w.ok()) return;
+      previous = f.tag;
+      node.name = f.name;
+      c.w.WriteUvarint(static_cast<uint32_t>(f.tag));
+      const size_t size_at = c.w.ReserveUvarint();
+      EncodeValue(c, f, *value);
+      if (c.w.ok()) c.w.PatchUvarint(size_at, static_cast<uint32_t>(c.w.size() - size_at - 1));
+    }
+  }
+};
+
+// Checks the unknown tagged fields against the struct's known ones before the section is
+// written: fails kNonDefaultField if there are any in a non-flexible version (returns
+// false), and kTagDuplicate if one has the number of a tagged field of `fields` at the
 // version, present or not (a decoder would read it as that field; Java's
-// RawTaggedFieldWriter refuses it too).
-void EncodeTaggedFields(EncodeContext& c, const UnknownTaggedFields& unknown,
-                        absl::InlinedVector<PendingTag, 2>& tags,
-                        std::span<const FieldSpec> fields);
+// RawTaggedFieldWriter refuses it too). Out of line.
+bool CheckUnknownTags(EncodeContext& c, const UnknownTaggedFields& unknown,
+                      std::span<const FieldSpec> fields);
+
+// Writes the tagged-field section of `s`: the count, then the known tags `tags` (present,
+// in declaration order) merged with s's unknown tags in ascending tag order, each written
+// in place (no buffer per field).
+template <KafkaStruct S>
+void EncodeTaggedFields(EncodeContext& c, PathNode& node, const S& s,
+                        absl::InlinedVector<uint32_t, 4>& tags) {
+  const UnknownTaggedFields& unknown = s.unknown_tagged_fields;
+  if (!CheckUnknownTags(c, unknown, S::kFields)) return;
+  c.w.WriteUvarint(static_cast<uint32_t>(tags.size() + unknown.size()));
+  if (tags.empty() && unknown.empty()) return;
+  TaggedFieldEncoder e{c, node, unknown};
+  if (std::is_sorted(tags.begin(), tags.end())) {
+    // Declared in ascending tag order (Kafka's definitions are): one pass.
+    if (!tags.empty()) S::VisitFields(e, s, DefaultInstance<S>());
+  } else {
+    std::sort(tags.begin(), tags.end());
+    for (const uint32_t tag : tags) {
+      e.want = tag;
+      S::VisitFields(e, s, DefaultInstance<S>());
+    }
+  }
+  node.name = "tagged_fields";
+  if (c.w.ok()) EncodeUnknownTagsBelow(c, unknown, &e.u, INT64_MAX, &e.previous);
+}
 
 template <KafkaStruct S>
 void EncodeStruct(EncodeContext& c, const S& s) {
@@ -177,11 +220,10 @@ void EncodeStruct(EncodeContext& c, const S& s) {
   PathNode* const parent = c.node;
   c.node = &node;
   c.w.set_path(&node);
-  absl::InlinedVector<PendingTag, 2> tags;
-  FieldEncoder e{c, node, &tags};
+  FieldEncoder e{c, node};
   S::VisitFields(e, s, DefaultInstance<S>());
   node.name = "tagged_fields";
-  if (c.w.ok()) EncodeTaggedFields(c, s.unknown_tagged_fields, tags, S::kFields);
+  if (c.w.ok()) EncodeTaggedFields(c, node, s, e.tags);
   c.node = parent;
   c.w.set_path(parent);
 }

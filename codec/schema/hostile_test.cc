@@ -615,7 +615,7 @@ TEST(HostileTags, OutOfOrderOrDuplicatedInEverySection) {
           ASSERT_TRUE(r.ok()) << r.error.ToString();
           EXPECT_EQ(r.reencoded, ascending);
           FrameOptions unordered;
-          unordered.decode.quirks = kQuirkUnorderedTags;
+          unordered.quirks = kQuirkUnorderedTags;
           absl::Status encoded;
           if (c.request()) {
             auto f = DecodeRequestFrame(twice, unordered);
@@ -1074,7 +1074,7 @@ TEST(HostileEncode, EveryMessageFilledAtItsNewestVersionEncodesAtOlderOnesOrSays
         const Bytes bytes = w.Release();
         AnyMessage back(c.ops());
         Reader r(bytes);
-        c.ops().decode(r, v, back.raw());
+        c.ops().decode(r, v, back.raw(), RecordsDecode{});
         ASSERT_TRUE(r.ok() && r.AtEnd()) << r.error().ToString();
         Writer again;
         c.ops().encode(again, v, back.raw());
@@ -1183,7 +1183,7 @@ TEST(HostileUtf8, IssueInputs) {
                            in.detail, ")"));
     for (uint32_t quirks : {uint32_t{kQuirkInvalidUtf8}, kQuirksJava}) {
       FrameOptions o;
-      o.decode.quirks = quirks;
+      o.quirks = quirks;
       const auto lenient = DecodeRequestFrame(frame, o);
       ASSERT_TRUE(lenient.ok()) << lenient.status();
       // Re-encoding: refused strictly, byte-exact with the quirk.

@@ -35,9 +35,10 @@ concept KafkaMessage = KafkaStruct<M> && requires { M::kMessage; };
 
 /// Decodes the body of message M at `version` from `r` (which may hold more after the
 /// body: the caller checks). Fails kUnsupportedVersion outside M's valid versions.
-/// The error path starts with the message name.
+/// The error path starts with the message name. `records`: what to do with records
+/// fields (RecordsDecode, decode.h; default: opaque copies).
 template <KafkaMessage M>
-void DecodeBody(Reader& r, int16_t version, M& out) {
+void DecodeBody(Reader& r, int16_t version, M& out, const RecordsDecode& records = {}) {
   PathNode root{r.path(), M::kMessage.name, -1};
   r.set_path(&root);
   if (!M::kMessage.valid.Contains(version)) {
@@ -46,7 +47,7 @@ void DecodeBody(Reader& r, int16_t version, M& out) {
                            M::kMessage.valid.lo, M::kMessage.valid.hi));
   } else {
     const VersionRule at = VersionRule::Of(M::kMessage, version);
-    DecodeStruct(r, at.version, at.flexible, out);
+    DecodeStruct(r, at.version, at.flexible, out, records);
   }
   r.set_path(root.parent);
 }
@@ -69,13 +70,16 @@ void EncodeBody(Writer& w, int16_t version, const M& m) {
 }
 
 /// Decodes exactly `bytes` as the body of M at `version` (no frame, no header).
+/// `options`: the wire reader's (quirks, allocation budget); `records`: what to do with
+/// records fields (default: opaque copies; frame decoding validates them, frame.h).
 /// Errors: any ErrorKind of the reader; kTrailingBytes when bytes are left over.
 template <KafkaMessage M>
 [[nodiscard]] absl::StatusOr<M> DecodeMessage(std::span<const uint8_t> bytes, int16_t version,
-                                DecodeOptions options = {}) {
+                                DecodeOptions options = {},
+                                const RecordsDecode& records = {}) {
   Reader r(bytes, 0, options);
   M m{};
-  DecodeBody(r, version, m);
+  DecodeBody(r, version, m, records);
   if (r.ok() && !r.AtEnd()) {
     r.Fail(ErrorKind::kTrailingBytes, absl::StrFormat("%d bytes after the body", r.remaining()));
   }
@@ -101,7 +105,7 @@ struct MessageOps {
   void* (*create)();
   void (*destroy)(void*);
   void* (*clone)(const void*);
-  void (*decode)(Reader&, int16_t version, void* m);
+  void (*decode)(Reader&, int16_t version, void* m, const RecordsDecode& records);
   void (*encode)(Writer&, int16_t version, const void* m);
   bool (*equal)(const void* a, const void* b);
 };
@@ -114,7 +118,9 @@ constexpr MessageOps MakeMessageOps() {
       []() -> void* { return new M(); },
       [](void* p) { delete static_cast<M*>(p); },
       [](const void* p) -> void* { return new M(*static_cast<const M*>(p)); },
-      [](Reader& r, int16_t v, void* m) { DecodeBody(r, v, *static_cast<M*>(m)); },
+      [](Reader& r, int16_t v, void* m, const RecordsDecode& records) {
+        DecodeBody(r, v, *static_cast<M*>(m), records);
+      },
       [](Writer& w, int16_t v, const void* m) { EncodeBody(w, v, *static_cast<const M*>(m)); },
       [](const void* a, const void* b) {
         return *static_cast<const M*>(a) == *static_cast<const M*>(b);

@@ -65,7 +65,7 @@ class DecodeObserver {
   virtual void BeginRecordsLength(const Reader& r, bool compact) = 0;
   virtual void EndRecordsLength(const Reader& r, int64_t length, bool compact) = 0;
   /// A records field's payload was read: bytes [at, at + size) of the input, before the
-  /// field is validated (DecodeOptions::records).
+  /// field is validated (RecordsDecode::validator).
   virtual void RecordsPayload(const Reader& r, const FieldSpec& f, int16_t version, size_t at,
                               size_t size) = 0;
   /// A nullable struct's presence marker (int8 1 / −1) is read.

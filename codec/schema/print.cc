@@ -320,7 +320,7 @@ void PrintObserver::RecordsPayload(const Reader& r, const FieldSpec& f, int16_t 
                           : "record batches, not decoded here";
     b_.CloseAt(p, at + size);
   }
-  // The verdict is the decoder's: it validates the field (DecodeOptions::records) right
+  // The verdict is the decoder's: it validates the field (RecordsDecode::validator) right
   // after this call.
 }
 

@@ -96,7 +96,7 @@ struct RecordsPrintInput {
 /// Hook for records payloads (Produce/Fetch/ShareFetch `records`): appends nodes that
 /// tile [offset, offset + data.size()) and returns true, or returns false to keep the
 /// default (one opaque `batches` node). The record batch decoder (codec/records/) plugs
-/// in here. The field's verdict is not the printer's: with DecodeOptions::records set,
+/// in here. The field's verdict is not the printer's: with RecordsDecode::validator set,
 /// the explain visitor validates the payload as the decoder does, after the printer.
 using RecordsPrinter = bool (*)(const RecordsPrintInput& in, std::vector<PrintNode>& out);
 
@@ -108,8 +108,11 @@ struct PrintOptions {
   RecordsPrinter records = nullptr;  ///< See RecordsPrinter; nullptr: opaque.
   /// Frame explanations (codec/protocol/explain.h) validate records fields as frame
   /// decoding does (FrameOptions::records_mode), so their verdict is the decoder's;
-  /// kOpaque leaves them unexamined. (`decode.records`, if set, is used as it is.)
+  /// kOpaque leaves them unexamined.
   RecordsMode records_mode = RecordsMode::kValidate;
+  /// Records fields read as views into the frame (FrameOptions::borrow_records), not
+  /// copied: the same tree, no copy of the payload.
+  bool borrow_records = false;
   /// Elements shown per array; the rest are decoded (by decode.h, so failures are the
   /// decoder's) and summarized in one node. Bounds the tree of a hostile frame.
   size_t max_array_elements = 1000;
@@ -141,6 +144,10 @@ class PrintBuilder {
   PrintNode& node(size_t index) { return out_[index]; }
   std::vector<PrintNode>& nodes() { return out_; }
   const PrintOptions& options() const { return options_; }
+  /// What the decode walk does with records fields (validated as a frame decode does:
+  /// codec/protocol/explain.cc sets it). Default: opaque.
+  const RecordsDecode& records() const { return records_; }
+  void set_records(const RecordsDecode& records) { records_ = records; }
   std::span<const uint8_t> bytes() const { return bytes_; }
   int depth() const { return depth_; }
   /// Length in bytes of the (u)varint starting at `offset` (as far as the buffer goes).
@@ -161,6 +168,7 @@ class PrintBuilder {
   const PrintOptions& options_;
   std::vector<PrintNode>& out_;
   int depth_;
+  RecordsDecode records_;
 };
 
 namespace print_internal {
@@ -256,7 +264,7 @@ void PrintBody(Reader& r, int16_t version, PrintBuilder& b, M& out, const PrintS
   } else {
     print_internal::PrintObserver o(b, scope.path, version, scope.header_style);
     schema_internal::ObservedContext c{
-        {VersionRule::Of(M::kMessage, version), r, &root}, o};
+        {VersionRule::Of(M::kMessage, version), r, &root, 0, b.records()}, o};
     schema_internal::DecodeStruct(c, out);
   }
   b.Close(r, n);

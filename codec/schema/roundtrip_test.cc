@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "codec/protocol/frame_test_util.h"
 #include "codec/protocol/registry.h"
+#include "codec/generated/fetch_request.h"
 #include "codec/schema/message.h"
 
 namespace kwire {
@@ -16,6 +17,7 @@ namespace {
 
 using frame_testing::AllCases;
 using frame_testing::Case;
+using frame_testing::ErrorOf;
 
 std::string CaseName(const testing::TestParamInfo<Case>& info) { return info.param.Name(); }
 
@@ -30,7 +32,7 @@ std::vector<uint8_t> RoundTrip(const Case& c, const AnyMessage& m) {
 
   AnyMessage back(ops);
   Reader r(bytes);
-  ops.decode(r, c.version, back.raw());
+  ops.decode(r, c.version, back.raw(), RecordsDecode{});
   EXPECT_TRUE(r.ok()) << r.error().ToString();
   EXPECT_TRUE(r.AtEnd()) << r.remaining() << " bytes left";
   EXPECT_TRUE(back == m) << "decoded message differs";
@@ -39,6 +41,91 @@ std::vector<uint8_t> RoundTrip(const Case& c, const AnyMessage& m) {
   ops.encode(w2, c.version, back.raw());
   EXPECT_EQ(w2.Release(), bytes) << "re-encoding is not byte-identical";
   return bytes;
+}
+
+// Known tagged fields are written in place (issue 37 item 4): the size, reserved as one
+// byte, is patched after the value, moving it up when the value is 128 bytes or more;
+// unknown tags follow the known ones by number.
+TEST(TaggedFieldsInPlace, LongValuesAndUnknownTagsBetweenKnownOnes) {
+  FetchRequest m;
+  m.cluster_id = std::string(200, 'x');  // tag 0: a compact string of 200 bytes
+  m.replica_state.emplace();             // tag 1: ReplicaState {1, 2}
+  m.replica_state->replica_id = 1;
+  m.replica_state->replica_epoch = 2;
+  m.unknown_tagged_fields.push_back({5, "ab"});
+  auto bytes = EncodeMessage(m, 15);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  // The body's tagged-field section: count 3; tag 0, size 202 (ca 01), the string's
+  // compact length 201 (c9 01) and 200 x; tag 1, size 13, the struct (int32, int64, its
+  // own empty tag section); tag 5, size 2, "ab".
+  const std::string want = "\x03\x00\xca\x01\xc9\x01" + std::string(200, 'x') +
+                           std::string("\x01\x0d\x00\x00\x00\x01"
+                                       "\x00\x00\x00\x00\x00\x00\x00\x02\x00",
+                                       15) +
+                           "\x05\x02" + "ab";
+  // The section closes the body (FetchRequest's last field before it is Topics' and
+  // ForgottenTopicsData's arrays and RackId; the section is what ends the bytes).
+  const std::string got(bytes->begin(), bytes->end());
+  ASSERT_GE(got.size(), want.size());
+  EXPECT_EQ(got.substr(got.size() - want.size()), want);
+  auto back = DecodeMessage<FetchRequest>(*bytes, 15);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, m);
+  // An unknown tag numbered like a known one, and unknown tags out of order: refused.
+  m.unknown_tagged_fields.insert(m.unknown_tagged_fields.begin(), UnknownTaggedField{0, "z"});
+  EXPECT_EQ(ErrorOf(EncodeMessage(m, 15).status()).kind, ErrorKind::kTagDuplicate);
+  m.unknown_tagged_fields.erase(m.unknown_tagged_fields.begin());
+  m.unknown_tagged_fields.push_back({3, "c"});  // 5 then 3: out of order
+  EXPECT_EQ(ErrorOf(EncodeMessage(m, 15).status()).kind, ErrorKind::kTagOutOfOrder);
+}
+
+// A struct whose tagged fields are declared in descending tag order (no Kafka definition
+// does that today): the encoder writes them in ascending order all the same.
+struct TwoTagsDescending {
+  static constexpr const char* kStructName = "TwoTagsDescending";
+  static constexpr bool kHasTaggedFields = true;
+  static constexpr FieldSpec kFields[] = {
+      {.name = "Seven", .type_name = "int32", .type = FieldType::kInt32,
+       .element = FieldType::kInt32, .versions = {0, 32767}, .nullable = kNoVersions,
+       .tagged = {0, 32767}, .tag = 7, .flexible = kAllVersions, .ignorable = true,
+       .sensitive = false},
+      {.name = "Two", .type_name = "string", .type = FieldType::kString,
+       .element = FieldType::kString, .versions = {0, 32767}, .nullable = kNoVersions,
+       .tagged = {0, 32767}, .tag = 2, .flexible = kAllVersions, .ignorable = true,
+       .sensitive = false},
+  };
+  Tagged<int32_t> seven{};
+  Tagged<std::string> two{};
+  UnknownTaggedFields unknown_tagged_fields;
+  template <class V, class... S>
+  static void VisitFields(V&& v, S&... s) {
+    v(kFields[0], s.seven...);
+    v(kFields[1], s.two...);
+  }
+  friend bool operator==(const TwoTagsDescending&, const TwoTagsDescending&) = default;
+};
+
+TEST(TaggedFieldsInPlace, DeclaredOutOfOrderWrittenInAscendingOrder) {
+  TwoTagsDescending s;
+  s.seven.emplace(0x01020304);
+  s.two.emplace(130, 'y');
+  s.unknown_tagged_fields = {{1, "a"}, {5, "b"}, {9, "c"}};
+  Writer w;
+  EncodeStruct(w, 0, /*flexible=*/true, s);
+  ASSERT_TRUE(w.ok()) << w.error().ToString();
+  const std::string got(reinterpret_cast<const char*>(w.data()), w.size());
+  const std::string want = std::string("\x05\x01\x01", 3) + "a" +
+                           std::string("\x02\x84\x01\x83\x01", 5) + std::string(130, 'y') +
+                           std::string("\x05\x01", 2) + "b" +
+                           std::string("\x07\x04\x01\x02\x03\x04", 6) +
+                           std::string("\x09\x01", 2) + "c";
+  EXPECT_EQ(got, want);
+  TwoTagsDescending back;
+  Reader r(w.bytes());
+  DecodeStruct(r, 0, true, back);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_TRUE(r.AtEnd());
+  EXPECT_EQ(back, s);
 }
 
 class RoundTripTest : public testing::TestWithParam<Case> {};

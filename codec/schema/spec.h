@@ -131,7 +131,7 @@ struct FieldSpec {
 ///
 /// Owned or borrowed. A default decode copies the payload (the Records owns it), and so
 /// do encoders, fillers and user code (`Records(std::string)`). A decode with
-/// `DecodeOptions::borrow_records` (`FrameOptions::decode.borrow_records`) copies
+/// `RecordsDecode::borrow` (`FrameOptions::borrow_records`) copies
 /// nothing: the payload stays inside the caller's frame buffer and `borrowed()` is true.
 /// Both forms are read through `data()` only and changed through `mutable_bytes()`
 /// only, so no reader can see the empty storage of the other form (issue 37: `Batches`
@@ -159,7 +159,7 @@ class Records {
   /// Payload size in bytes.
   size_t size() const { return data().size(); }
   bool empty() const { return data().empty(); }
-  /// True when the payload is a view into a decoded buffer (DecodeOptions::borrow_records).
+  /// True when the payload is a view into a decoded buffer (RecordsDecode::borrow).
   bool borrowed() const { return borrowed_; }
   /// Copies a borrowed payload into storage of its own, so it no longer depends on the
   /// buffer. Nothing happens to an owned payload.

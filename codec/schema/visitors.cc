@@ -29,7 +29,7 @@ bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records&
   const int64_t len = c.r.ReadBytesLength(compact, nullable);
   if (o != nullptr) o->EndRecordsLength(c.r, c.r.ok() ? len : 0, compact);
   if (len < 0) return false;
-  const bool borrow = c.r.options().borrow_records;
+  const bool borrow = c.records.borrow;
   if (!borrow && !c.r.Charge(StringHeapBytes(static_cast<size_t>(len)), at)) return true;
   const std::string_view payload = c.r.ReadRaw(static_cast<size_t>(len));
   if (borrow) {
@@ -45,7 +45,7 @@ bool DecodeRecords(DecodeContext& c, const FieldSpec& f, bool nullable, Records&
 }
 
 void ValidateRecords(DecodeContext& c, const FieldSpec& f, std::string_view bytes) {
-  const RecordsValidator* v = c.r.options().records;
+  const RecordsValidator* v = c.records.validator;
   if (v == nullptr || !c.r.ok()) return;
   // The bytes were just read: they end at the reader's offset.
   v->Validate(c.r, f, c.version,
@@ -130,73 +130,46 @@ void FailNonDefault(EncodeContext& c) {
                            c.version));
 }
 
-void AddPendingTag(EncodeContext& c, const FieldSpec& f, Writer& scratch,
-                   absl::InlinedVector<PendingTag, 2>& tags) {
-  if (!scratch.ok()) {
-    // Keep the whole path the scratch writer rendered (e.g. "...SupportedFeatures[0].Name";
-    // the outer node's array index is already reset): one node holding it renders as is.
-    const PathNode whole{nullptr, scratch.error().path.c_str(), -1};
-    const PathNode* const outer = c.w.path();
-    c.w.set_path(&whole);
-    c.w.Fail(scratch.error().kind, scratch.error().detail);
-    c.w.set_path(outer);
-    return;
-  }
-  tags.push_back(PendingTag{static_cast<uint32_t>(f.tag), scratch.Release()});
-}
-
-void EncodeTaggedFields(EncodeContext& c, const UnknownTaggedFields& unknown,
-                        absl::InlinedVector<PendingTag, 2>& tags,
-                        std::span<const FieldSpec> fields) {
+bool CheckUnknownTags(EncodeContext& c, const UnknownTaggedFields& unknown,
+                      std::span<const FieldSpec> fields) {
   if (!c.flexible) {
     if (!unknown.empty()) {
       c.w.Fail(ErrorKind::kNonDefaultField,
                absl::StrFormat("%d unknown tagged fields, but version %d is not flexible",
                                unknown.size(), c.version));
     }
-    return;
+    return false;
   }
   // An unknown tag numbered like a tagged field of this version would be read back as
   // that field: refused whether the field is present or not (the known tags are
-  // checked for order and duplicates with the rest below).
+  // checked for order and duplicates with the rest as they are written).
   for (const UnknownTaggedField& u : unknown) {
     for (const FieldSpec& f : fields) {
       if (c.TagNames(f, u.tag)) {
         c.w.Fail(ErrorKind::kTagDuplicate,
                  absl::StrFormat("unknown tag %d is the tag of field %s at version %d", u.tag,
                                  f.name, c.version));
-        return;
+        return false;
       }
     }
   }
-  c.w.WriteUvarint(static_cast<uint32_t>(tags.size() + unknown.size()));
-  if (tags.empty() && unknown.empty()) return;
-  // Merge known (declaration order, sorted here) and unknown (ascending) by tag.
-  std::sort(tags.begin(), tags.end(),
-            [](const PendingTag& a, const PendingTag& b) { return a.tag < b.tag; });
-  size_t k = 0, u = 0;
-  int64_t previous = -1;
-  while (k < tags.size() || u < unknown.size()) {
-    const bool take_known =
-        u == unknown.size() || (k < tags.size() && tags[k].tag < unknown[u].tag);
-    const uint32_t tag = take_known ? tags[k].tag : unknown[u].tag;
-    if (static_cast<int64_t>(tag) <= previous) {
-      c.w.Fail(static_cast<int64_t>(tag) == previous ? ErrorKind::kTagDuplicate
-                                                     : ErrorKind::kTagOutOfOrder,
-               absl::StrFormat("tag %d after tag %d", tag, previous));
+  return true;
+}
+
+void EncodeUnknownTagsBelow(EncodeContext& c, const UnknownTaggedFields& unknown, size_t* u,
+                            int64_t below, int64_t* previous) {
+  for (; *u < unknown.size() && static_cast<int64_t>(unknown[*u].tag) < below; ++*u) {
+    const UnknownTaggedField& t = unknown[*u];
+    if (static_cast<int64_t>(t.tag) <= *previous) {
+      c.w.Fail(static_cast<int64_t>(t.tag) == *previous ? ErrorKind::kTagDuplicate
+                                                        : ErrorKind::kTagOutOfOrder,
+               absl::StrFormat("tag %d after tag %d", t.tag, *previous));
       return;
     }
-    previous = tag;
-    c.w.WriteUvarint(tag);
-    if (take_known) {
-      c.w.WriteUvarint(static_cast<uint32_t>(tags[k].payload.size()));
-      c.w.WriteRaw(tags[k].payload.data(), tags[k].payload.size());
-      ++k;
-    } else {
-      c.w.WriteUvarint(static_cast<uint32_t>(unknown[u].data.size()));
-      c.w.WriteRaw(unknown[u].data);
-      ++u;
-    }
+    *previous = t.tag;
+    c.w.WriteUvarint(t.tag);
+    c.w.WriteUvarint(static_cast<uint32_t>(t.data.size()));
+    c.w.WriteRaw(t.data);
   }
 }
 

@@ -52,6 +52,14 @@ enum Quirk : uint32_t {
   /// generated read()'s `case N:` throws "Tag N is not valid for version V"
   /// (MessageDataGenerator); kafka-clients 4.4.0 rejects such frames.
   kQuirkTagOfOtherVersionRejected = 1u << 9,
+  /// Records of a request version below the one from which its records policy checks
+  /// batches (RecordsPolicy::one_v2_batch_from: Produce v0–v2) are not held to the
+  /// policy's codec rule either: a zstd batch there reads. Strict refuses it
+  /// (kRecordsNotAllowed: KIP-110 allows zstd from Produce v7). Java:
+  /// ProduceRequest.validateRecords checks the codec only inside `if (version >= 3)` ("we
+  /// do not do similar validation for older versions to ensure compatibility"), and
+  /// Kafka 3.9, the last release with Produce v0–v2, appends such a batch.
+  kQuirkOldProduceCodecUnchecked = 1u << 10,
 };
 
 /// All quirks: decode what the Java implementation decodes.
@@ -59,7 +67,29 @@ inline constexpr uint32_t kQuirksJava =
     kQuirkNonCanonicalVarint | kQuirkVarintExtraBits | kQuirkAnyNonZeroBool |
     kQuirkAnyNegativeLengthIsNull | kQuirkUnorderedTags | kQuirkAnyStructMarker |
     kQuirkInvalidUtf8 | kQuirkKnownTagSizeIgnored | kQuirkApiVersionsAnyFallback |
-    kQuirkTagOfOtherVersionRejected;
+    kQuirkTagOfOtherVersionRejected | kQuirkOldProduceCodecUnchecked;
+
+/// A quirk's name on the command line and in reports (`kwire --quirks NAME,...`).
+struct QuirkName {
+  const char* name;
+  uint32_t quirks;
+};
+/// Every quirk by name, then the profiles: "java" (kQuirksJava) and "none".
+inline constexpr QuirkName kQuirkNames[] = {
+    {"non-canonical-varint", kQuirkNonCanonicalVarint},
+    {"varint-extra-bits", kQuirkVarintExtraBits},
+    {"any-nonzero-bool", kQuirkAnyNonZeroBool},
+    {"any-negative-length-is-null", kQuirkAnyNegativeLengthIsNull},
+    {"unordered-tags", kQuirkUnorderedTags},
+    {"any-struct-marker", kQuirkAnyStructMarker},
+    {"invalid-utf8", kQuirkInvalidUtf8},
+    {"known-tag-size-ignored", kQuirkKnownTagSizeIgnored},
+    {"apiversions-any-fallback", kQuirkApiVersionsAnyFallback},
+    {"tag-of-other-version-rejected", kQuirkTagOfOtherVersionRejected},
+    {"old-produce-codec-unchecked", kQuirkOldProduceCodecUnchecked},
+    {"java", kQuirksJava},
+    {"none", 0},
+};
 
 }  // namespace kwire
 

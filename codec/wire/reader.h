@@ -35,8 +35,6 @@
 
 namespace kwire {
 
-class RecordsValidator;  // codec/schema/decode.h
-
 /// Default allocation budget of one decode (DecodeOptions::max_alloc_bytes): 128 MiB.
 /// A frame at the default 100 MiB frame limit (kDefaultMaxFrameSize, Kafka's
 /// socket.request.max.bytes) that copies its records needs a little over its own size;
@@ -44,30 +42,22 @@ class RecordsValidator;  // codec/schema/decode.h
 /// memory) would make the decoder allocate 3.2 GiB.
 inline constexpr size_t kDefaultMaxAllocBytes = size_t{128} << 20;
 
-/// Options for decoding. Default: strict.
+/// Options of the wire reader: what it accepts and how much it may allocate. Default:
+/// strict, with the default budget. Only wire concepts live here; how a message decode
+/// treats `records` fields (validated, borrowed) is the schema layer's (RecordsDecode in
+/// codec/schema/decode.h), and a frame decode's options are flat (FrameOptions).
 struct DecodeOptions {
-  uint32_t quirks = 0;  ///< Bitwise OR of Quirk values.
-  /// Checks the bytes of every `records` field as the message decoder reads them
-  /// (codec/records/validate.h has the implementation; frame decoding installs it by
-  /// default, see FrameOptions::records_mode). nullptr: records stay opaque bytes.
-  /// Not owned; must outlive the decode.
-  const RecordsValidator* records = nullptr;
-  /// Zero-copy records: every `records` field is decoded as a view into the input buffer
-  /// (`Records::Borrow`) instead of a copy. The decoded message is then valid only while
-  /// that buffer lives unchanged (see `Records` in codec/schema/spec.h). For proxies and
-  /// brokers that forward or parse batches in place; validation works the same.
-  bool borrow_records = false;
+  uint32_t quirks = 0;  ///< Bitwise OR of Quirk values (quirks.h).
   /// Allocation budget: the most memory, in bytes, one decode (one DecodeMessage, one
   /// frame decode, one DecodeStruct over a Reader) may allocate for the value it builds.
   /// Charged before allocating, where the decoder sizes an array (count × the element's
   /// in-memory size), copies a string or bytes value longer than std::string's inline
-  /// capacity, copies a records field (none under borrow_records), or keeps an unknown
-  /// tagged field; records validation (DecodeOptions::records) works within what is left
+  /// capacity, copies a records field (none when records are borrowed), or keeps an
+  /// unknown tagged field; records validation works within what is left
   /// (RecordsOptions::max_alloc_bytes; its memory is freed before the decode returns).
   /// Over budget: kAllocationBudget at the length or count that asked, nothing allocated.
   /// The decoder's own bookkeeping (paths, a few hundred bytes) is not charged. Default
-  /// kDefaultMaxAllocBytes; SIZE_MAX turns the budget off. (Last member, so that
-  /// `DecodeOptions{quirks}` keeps meaning the quirks.)
+  /// kDefaultMaxAllocBytes; SIZE_MAX turns the budget off.
   size_t max_alloc_bytes = kDefaultMaxAllocBytes;
 };
 

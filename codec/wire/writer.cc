@@ -1,6 +1,7 @@
 #include "codec/wire/writer.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/str_format.h"
 
@@ -10,6 +11,16 @@ void Writer::GrowSlow(size_t n) {
   const size_t used = size();
   buf_.resize(std::max<size_t>({used + n, buf_.size() * 2, 256}));
   Rebase(used);
+}
+
+void Writer::PatchLongUvarint(size_t pos, uint32_t v) {
+  uint8_t prefix[kMaxUvarintBytes];
+  const size_t n = EncodeUvarint(prefix, v);
+  Ensure(n - 1);  // may move the buffer: positions, not pointers, until here
+  uint8_t* const at = buf_.data() + pos;
+  std::memmove(at + n, at + 1, static_cast<size_t>(cur_ - (at + 1)));
+  cur_ += n - 1;
+  std::memcpy(at, prefix, n);
 }
 
 void Writer::Fail(ErrorKind kind, std::string detail) {

@@ -185,6 +185,23 @@ class Writer {
   void PatchInt32(size_t pos, int32_t v) {
     StoreBigEndian(buf_.data() + pos, v);
   }
+  /// Reserves one byte for a uvarint written later with PatchUvarint (a tagged field's
+  /// size, KIP-482, written before its value is). Returns the position of the byte.
+  size_t ReserveUvarint() {
+    const size_t pos = size();
+    WriteUint8(0);
+    return pos;
+  }
+  /// Writes uvarint `v` at `pos` (from ReserveUvarint). A value of 128 or more needs 2–5
+  /// bytes: the bytes written after `pos` move up to make room (one memmove; a tagged
+  /// field's value is rarely that long).
+  void PatchUvarint(size_t pos, uint32_t v) {
+    if (KWIRE_LIKELY(v < 0x80)) {
+      buf_[pos] = static_cast<uint8_t>(v);
+    } else {
+      PatchLongUvarint(pos, v);
+    }
+  }
   /// Mutable access to already-written bytes (CRC patching).
   uint8_t* MutableAt(size_t pos) { return buf_.data() + pos; }
 
@@ -206,6 +223,7 @@ class Writer {
   }
 
  private:
+  void PatchLongUvarint(size_t pos, uint32_t v);
   /// n bytes from s to d (n = 0: nothing, `s` untouched): up to 64 inline, else memcpy.
   static KWIRE_ALWAYS_INLINE void CopyBytes(uint8_t* d, const uint8_t* s, size_t n) {
     if (KWIRE_LIKELY(n - 1 < 64)) {

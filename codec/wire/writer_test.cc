@@ -373,6 +373,41 @@ TEST(Writer, ReserveAndPatch) {
   EXPECT_EQ(w.size(), 5006u);
 }
 
+// ReserveUvarint / PatchUvarint (a tagged field's size written after its value): the
+// bytes after the reserved one move up by as many bytes as the uvarint needs beyond one,
+// across the 1-to-5-byte boundaries, and a move past the capacity reallocates.
+TEST(Writer, ReserveAndPatchUvarint) {
+  for (const size_t n : {size_t{0}, size_t{1}, size_t{127}, size_t{128}, size_t{16383},
+                         size_t{16384}, size_t{2097151}, size_t{2097152}}) {
+    SCOPED_TRACE(n);
+    Writer w;
+    w.WriteUint8(0xee);
+    const size_t pos = w.ReserveUvarint();
+    EXPECT_EQ(pos, 1u);
+    for (size_t i = 0; i < n; ++i) w.WriteUint8(static_cast<uint8_t>(i * 7));
+    w.WriteUint8(0xdd);
+    w.PatchUvarint(pos, static_cast<uint32_t>(n));
+    uint8_t want[kMaxUvarintBytes];
+    const size_t len = EncodeUvarint(want, static_cast<uint32_t>(n));
+    const auto b = w.bytes();
+    ASSERT_EQ(b.size(), 1 + len + n + 1);
+    EXPECT_EQ(b[0], 0xee);
+    for (size_t i = 0; i < len; ++i) ASSERT_EQ(b[1 + i], want[i]) << i;
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(b[1 + len + i], static_cast<uint8_t>(i * 7)) << i;
+    EXPECT_EQ(b.back(), 0xdd);
+    // It reads back as a uvarint followed by its n bytes.
+    Reader r(b.subspan(1));
+    EXPECT_EQ(r.ReadUvarint(), n);
+    EXPECT_EQ(r.remaining(), n + 1);
+  }
+  // The largest: 5 bytes.
+  Writer w;
+  const size_t pos = w.ReserveUvarint();
+  w.WriteUint8(0x42);
+  w.PatchUvarint(pos, UINT32_MAX);
+  EXPECT_EQ(ToHex(w.bytes()), "ff ff ff ff 0f 42");
+}
+
 TEST(Writer, GrowthKeepsContents) {
   constexpr size_t kTotal = size_t{1} << 20;
   Writer w;

@@ -14,9 +14,6 @@ those verdicts is what the line says:
       more ("tagged field count N" with N >= 2^31), which Java's int loop skips.
   J4  --quirks java rejects a Produce frame Kafka refuses in part: its error is a decoder
       limit (a records count above RecordsOptions::max_records, or the allocation budget).
-  J5  --quirks java refuses a Produce partition Kafka reads: records_not_allowed in
-      Produce v0-v2, which can only be a zstd batch (KIP-110; Java's validateRecords checks
-      nothing below v3).
   W1  (--op roundtrip runs, e.g. kwire strict, Apache Kafka and another implementation)
       kwire strict reads the frame, Kafka's roundtrip is rejected: Kafka read it but its
       RawTaggedFieldWriter refuses to write an unknown tag of 2^31 - 1 or more back
@@ -135,9 +132,9 @@ def explain(finding):
     if jr == "refused" and kr == "ok" and finding.get("api_key") == 0:
         kinds = {r.get("kind") for r in java.get("refusals", [])}
         if kinds == {"records_not_allowed"}:
-            if finding.get("version", 99) <= 2:
-                return True, "J5"
-            return False, "--quirks java refuses a Produce partition Kafka reads (records_not_allowed at v3+)"
+            # Was J5 (zstd in Produce v0-v2, Apache Kafka N6): --quirks java reads it now
+            # (kQuirkOldProduceCodecUnchecked), so no such refusal is expected at any version.
+            return False, "--quirks java refuses a Produce partition Kafka reads (records_not_allowed)"
         return None
     if jr == "rejected" and kr == "ok":
         m = re.search(r"tagged field count (\d+)", java.get("error", ""))

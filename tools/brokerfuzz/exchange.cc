@@ -177,7 +177,7 @@ Plan MakePlan(diff::Mutant m) {
   seen.frame = p.bytes;
   p.strict = diff::KwireView(seen);
   FrameOptions java;
-  java.decode.quirks = kQuirksJava;
+  java.quirks = kQuirksJava;
   java.records_mode = RecordsMode::kOpaque;
   absl::StatusOr<BrokerRead> read = ReadRequestAsBroker(p.bytes, java);
   if (const std::optional<Error> e = read.ok() ? std::nullopt : ErrorFromStatus(read.status());
@@ -309,7 +309,7 @@ Outcome Exchange(Connection& c, const Plan& p, const ExchangeOptions& o) {
       std::string path;
       const std::string where = ErrorWhere(r.status(), &at, &path);
       FrameOptions java;
-      java.decode.quirks = kQuirksJava;
+      java.quirks = kQuirksJava;
       const bool java_reads = DecodeResponseFrame(f, key, version, java).ok();
       hit(FindingKind::kUndecodable, where,
           absl::StrFormat("the answer (%d bytes) does not decode as %sResponse v%d: %s (at byte %d%s%s); with every "

@@ -36,7 +36,7 @@ std::optional<std::vector<uint8_t>> Encode(const Structured& s) {
 std::optional<Json> JsonOf(const Mutant& m, const std::vector<uint8_t>& bytes, uint32_t quirks,
                            absl::Status* status) {
   FrameOptions o;
-  o.decode.quirks = quirks;
+  o.quirks = quirks;
   absl::StatusOr<Json> j = Json();
   if (m.response) {
     o.records_mode = RecordsMode::kOpaque;
@@ -152,7 +152,7 @@ Json Apply(const Json& j, const Edit& e) {
 bool MutatorReads(const Mutant& m, const std::vector<uint8_t>& frame) {
   for (const uint32_t quirks : {0u, kQuirksJava}) {
     FrameOptions o;
-    o.decode.quirks = quirks;
+    o.quirks = quirks;
     absl::StatusOr<fuzz::FrameParts> p = fuzz::FrameParts::Decode(m.response, frame, m.api_key, m.version, o);
     if (!p.ok()) continue;
     absl::StatusOr<std::vector<uint8_t>> again = p->Encode(EncodeOptions{kQuirkInvalidUtf8});

@@ -170,7 +170,8 @@ constexpr const char* kDecodeUsage =
     "                   comma-separated list of non-canonical-varint, varint-extra-bits,\n"
     "                   any-nonzero-bool, any-negative-length-is-null, unordered-tags,\n"
     "                   any-struct-marker, invalid-utf8, known-tag-size-ignored,\n"
-    "                   apiversions-any-fallback (default: strict); they apply inside\n"
+    "                   apiversions-any-fallback, tag-of-other-version-rejected,\n"
+    "                   old-produce-codec-unchecked (default: strict); they apply inside\n"
     "                   records too. An ApiVersions response that a broker answered at v0\n"
     "                   (KIP-511: error 35) is read at v0 strictly too, and says so\n"
     "  --records MODE   validate (default) or opaque: keep records fields unexamined\n"
@@ -554,28 +555,16 @@ bool ResolveVersion(const ApiInfo& api, Direction dir, const std::string& s, int
 }
 
 bool ResolveQuirks(const std::string& list, uint32_t& q, Usage& u) {
-  static const std::map<std::string, uint32_t> kNames = {
-      {"java", kQuirksJava},
-      {"none", 0},
-      {"non-canonical-varint", kQuirkNonCanonicalVarint},
-      {"varint-extra-bits", kQuirkVarintExtraBits},
-      {"any-nonzero-bool", kQuirkAnyNonZeroBool},
-      {"any-negative-length-is-null", kQuirkAnyNegativeLengthIsNull},
-      {"unordered-tags", kQuirkUnorderedTags},
-      {"any-struct-marker", kQuirkAnyStructMarker},
-      {"invalid-utf8", kQuirkInvalidUtf8},
-      {"known-tag-size-ignored", kQuirkKnownTagSizeIgnored},
-      {"apiversions-any-fallback", kQuirkApiVersionsAnyFallback},
-  };
   q = 0;
   size_t start = 0;
   while (start <= list.size()) {
     const size_t comma = list.find(',', start);
     const std::string name =
         list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    auto it = kNames.find(name);
-    if (it == kNames.end()) return u.Fail("unknown quirk '" + name + "' (see --help)");
-    q |= it->second;
+    const auto it = std::find_if(std::begin(kQuirkNames), std::end(kQuirkNames),
+                                 [&](const QuirkName& n) { return name == n.name; });
+    if (it == std::end(kQuirkNames)) return u.Fail("unknown quirk '" + name + "' (see --help)");
+    q |= it->quirks;
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -951,7 +940,7 @@ bool ReadRequests(const std::string& file, bool binary, Correlator& requests,
 // The FrameOptions of the frame commands' --quirks and --records.
 FrameOptions FrameOptionsOf(const FrameInput& f) {
   FrameOptions options;
-  options.decode.quirks = f.quirks;
+  options.quirks = f.quirks;
   options.records_mode = f.records;
   return options;
 }

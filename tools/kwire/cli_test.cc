@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codec/wire/quirks.h"
 #include "tools/html/page.h"
 
 namespace kwire::cli {
@@ -217,6 +218,21 @@ TEST(KwireCli, DecodeErrors) {
   EXPECT_EQ(m.rc, kExitFailure);
   EXPECT_THAT(m.err, HasSubstr("the frame is DescribeDelegationToken v3"));
   EXPECT_EQ(Kwire({"decode", "request", "--quirks", "nope"}, kDdt3Request).rc, kExitUsage);
+}
+
+// Every quirk of the library (kQuirkNames, quirks.h) is a name --quirks takes and --help
+// lists; a bit of kQuirksJava without a name would be unreachable from the command line.
+TEST(KwireCli, EveryQuirkHasItsName) {
+  const std::string help = Kwire({"decode", "--help"}).out;
+  uint32_t named = 0;
+  for (const QuirkName& q : kQuirkNames) {
+    EXPECT_EQ(Kwire({"decode", "request", "--quirks", q.name}, kDdt3Request).rc, kExitOk) << q.name;
+    if (std::string(q.name) == "java" || std::string(q.name) == "none") continue;
+    EXPECT_THAT(help, HasSubstr(q.name));
+    EXPECT_EQ(q.quirks & (q.quirks - 1), 0u) << q.name << ": one bit per name";
+    named |= q.quirks;
+  }
+  EXPECT_EQ(named, kQuirksJava);
 }
 
 // Captured traffic: frames back to back, each reported; the stream's exit status is

@@ -53,7 +53,7 @@ Json Answer(const Json& q, uint32_t quirks, RecordsMode records) {
   const std::string raw = absl::HexStringToBytes(hex);
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
   FrameOptions options;
-  options.decode.quirks = quirks;
+  options.quirks = quirks;
   options.records_mode = records;
   absl::StatusOr<std::vector<uint8_t>> again;
   absl::StatusOr<Json> json = Json();

@@ -119,7 +119,7 @@ bool RequestStartsHere(std::span<const uint8_t> b, int32_t max_frame_size, uint3
   if (b.size() < size) return true;
   FrameOptions options;
   options.max_frame_size = max_frame_size;
-  options.decode.quirks = quirks;
+  options.quirks = quirks;
   options.records_mode = RecordsMode::kOpaque;
   return DecodeRequestFrame(b.first(size), options).ok();
 }

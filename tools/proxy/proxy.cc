@@ -440,7 +440,7 @@ class Session : public std::enable_shared_from_this<Session> {
       r.api_version = m->request.api_version;
       if (impl_->options.rewrite_addresses && AdvertisesBrokers(api_key)) {
         FrameOptions o;
-        o.decode.quirks = impl_->options.check.quirks;
+        o.quirks = impl_->options.check.quirks;
         o.records_mode = RecordsMode::kOpaque;
         absl::StatusOr<ResponseFrame> r =
             DecodeResponseFrame(frame, api_key, m->request.api_version, o);

@@ -63,7 +63,7 @@ ConnectionCheck::ConnectionCheck(uint64_t connection, const CheckOptions& option
       options_(options),
       correlator_(Correlator::Options{.max_pending = options.max_pending, .in_order = true}) {
   frame_options_.max_frame_size = options.max_frame_size;
-  frame_options_.decode.quirks = options.quirks;
+  frame_options_.quirks = options.quirks;
   frame_options_.records_mode = options.records;
 }
 

@@ -188,7 +188,7 @@ int main() {
   const uint32_t size = static_cast<uint32_t>(many.size() - 4);
   for (int i = 0; i < 4; ++i) many[i] = static_cast<uint8_t>(size >> (24 - 8 * i));
   kwire::FrameOptions budget;
-  budget.decode.max_alloc_bytes = 1 << 20;
+  budget.max_alloc_bytes = 1 << 20;
   auto over = kwire::DecodeRequestFrame(many, budget);
   const std::optional<kwire::Error> spent = kwire::ErrorFromStatus(over.status());
   EXPECT(spent.has_value() && spent->kind == kwire::ErrorKind::kAllocationBudget);
