@@ -403,12 +403,9 @@ struct FieldWalker {
 // an unknown tag (the encoder refuses it, kTagDuplicate). The mutator's additions and
 // ProjectStruct's version change both ask here.
 template <KafkaStruct S>
-bool IsKnownTag(int16_t version, uint32_t tag) {
+bool IsKnownTag(VersionRule at, uint32_t tag) {
   for (const FieldSpec& f : S::kFields) {
-    if (f.tag >= 0 && static_cast<uint32_t>(f.tag) == tag && f.versions.Contains(version) &&
-        f.tagged.Contains(version)) {
-      return true;
-    }
+    if (at.TagNames(f, tag)) return true;
   }
   return false;
 }
@@ -425,9 +422,9 @@ void MutateUnknownTags(Walk& w, S& s) {
       case 1:  // a repeated tag
         if (!u.empty()) u.push_back(u[mu.Below(u.size())]);
         break;
-      default:  // the number of a tagged field of the struct, as an unknown tag
+      default:  // the number of a tagged field of the struct at this version, as an unknown tag
         for (const FieldSpec& f : S::kFields) {
-          if (f.tag >= 0 && mu.Chance(50)) {
+          if (f.IsTagged() && w.Present(f) && w.Tagged(f) && mu.Chance(50)) {
             u.push_back({static_cast<uint32_t>(f.tag), ""});
             break;
           }
@@ -450,7 +447,7 @@ void MutateUnknownTags(Walk& w, S& s) {
         tag = 0xffffffffu - static_cast<uint32_t>(mu.Below(4));  // 5-byte uvarints
         break;
     }
-    if (IsKnownTag<S>(w.version, tag)) return;
+    if (IsKnownTag<S>(w, tag)) return;
     auto it = std::lower_bound(u.begin(), u.end(), tag,
                                [](const UnknownTaggedField& x, uint32_t t) { return x.tag < t; });
     if (it != u.end() && it->tag == tag) return;
@@ -473,74 +470,73 @@ void WalkStruct(Walk& w, S& s) {
   if (w.flexible && !w.done && w.Hit()) MutateUnknownTags(w, s);
 }
 
-// ---- Projection to another version.
+// ---- Projection to another version (its VersionRule: codec/schema/spec.h).
 template <KafkaStruct S>
-void ProjectStruct(int16_t version, bool flexible, S& s);
+void ProjectStruct(VersionRule at, S& s);
 
 template <class T>
-void ProjectValue(int16_t version, bool flexible, const FieldSpec& f, T& v) {
+void ProjectValue(VersionRule at, const FieldSpec& f, T& v) {
   if constexpr (KafkaStruct<T>) {
-    ProjectStruct(version, flexible, v);
+    ProjectStruct(at, v);
   } else if constexpr (IsOptional<T>::value) {
-    if (!v.has_value() && !f.nullable.Contains(version)) v.emplace();
-    if (v.has_value()) ProjectValue(version, flexible, f, *v);
+    if (!v.has_value() && !at.Nullable(f)) v.emplace();
+    if (v.has_value()) ProjectValue(at, f, *v);
   } else if constexpr (IsVector<T>::value) {
-    for (auto& e : v) ProjectValue(version, flexible, f, e);
+    for (auto& e : v) ProjectValue(at, f, e);
   }
 }
 
 struct Projector {
-  int16_t version;
-  bool flexible;
+  VersionRule at;
   template <class T>
   void operator()(const FieldSpec& f, T& value, const T& default_value) {
-    if (!f.versions.Contains(version)) {
+    if (!at.Present(f)) {
       value = default_value;
       return;
     }
     if constexpr (kIsTagged<T>) {
-      if (!flexible || !f.tagged.Contains(version)) {
+      if (!at.Tagged(f)) {
         value.reset();
       } else if (value.has_value()) {
-        ProjectValue(version, flexible, f, *value);
+        ProjectValue(at, f, *value);
       }
     } else {
-      ProjectValue(version, flexible, f, value);
+      ProjectValue(at, f, value);
     }
   }
 };
 
 template <KafkaStruct S>
-void ProjectStruct(int16_t version, bool flexible, S& s) {
-  Projector p{version, flexible};
+void ProjectStruct(VersionRule at, S& s) {
+  Projector p{at};
   S::VisitFields(p, s, schema_internal::DefaultInstance<S>());
-  if (!flexible) {
+  if (!at.flexible) {
     s.unknown_tagged_fields.clear();
     return;
   }
   // An unknown tag at the old version may be a known tagged field at the new one
   // (VoteResponse's tag 0 is NodeEndpoints from v1): dropped, as the encoder refuses it.
   std::erase_if(s.unknown_tagged_fields,
-                [&](const UnknownTaggedField& u) { return IsKnownTag<S>(version, u.tag); });
+                [&](const UnknownTaggedField& u) { return IsKnownTag<S>(at, u.tag); });
 }
 
 // ---- Crossover: each field present at the version is kept or taken from the other
 // message; structs and arrays of structs are crossed recursively.
 template <KafkaStruct S>
-void CrossStruct(Mutator& mu, int16_t version, S& a, const S& b);
+void CrossStruct(Mutator& mu, VersionRule at, S& a, const S& b);
 
 struct Crosser {
   Mutator& mu;
-  int16_t version;
+  VersionRule at;
   template <class T>
   void operator()(const FieldSpec& f, T& a, const T& b) {
-    if (!f.versions.Contains(version) || mu.Chance(50)) return;
+    if (!at.Present(f) || mu.Chance(50)) return;
     if constexpr (KafkaStruct<T>) {
-      CrossStruct(mu, version, a, b);
+      CrossStruct(mu, at, a, b);
     } else if constexpr (IsVector<T>::value) {
       if constexpr (KafkaStruct<typename T::value_type>) {
         if (!a.empty() && !b.empty() && mu.Chance(50)) {
-          for (size_t i = 0; i < a.size() && i < b.size(); ++i) CrossStruct(mu, version, a[i], b[i]);
+          for (size_t i = 0; i < a.size() && i < b.size(); ++i) CrossStruct(mu, at, a[i], b[i]);
           return;
         }
       }
@@ -556,8 +552,8 @@ struct Crosser {
 };
 
 template <KafkaStruct S>
-void CrossStruct(Mutator& mu, int16_t version, S& a, const S& b) {
-  Crosser c{mu, version};
+void CrossStruct(Mutator& mu, VersionRule at, S& a, const S& b) {
+  Crosser c{mu, at};
   S::VisitFields(c, a, b);
   if (mu.Chance(25)) a.unknown_tagged_fields = b.unknown_tagged_fields;
 }
@@ -629,13 +625,13 @@ bool MutateMessage(Mutator& mu, int16_t version, M& m) {
 /// they carry the number of a tagged field of `version`.
 template <KafkaMessage M>
 void ProjectToVersion(int16_t version, M& m) {
-  mutate_internal::ProjectStruct(version, M::kMessage.flexible.Contains(version), m);
+  mutate_internal::ProjectStruct(VersionRule::Of(M::kMessage, version), m);
 }
 
 /// Field-wise crossover of `a` with `b` (same type), then projected to `version`.
 template <KafkaMessage M>
 void CrossOver(Mutator& mu, int16_t version, M& a, const M& b) {
-  mutate_internal::CrossStruct(mu, version, a, b);
+  mutate_internal::CrossStruct(mu, VersionRule::Of(M::kMessage, version), a, b);
   ProjectToVersion(version, a);
 }
 

@@ -114,7 +114,7 @@ def file_stem(name):
 
 def vr(r):
     """kdef.VersionRange -> C++ VersionRange initializer."""
-    if r is None:
+    if r is None or (r.lo == 0 and r.hi is None):
         return "kAllVersions"
     if r.empty:
         return "kNoVersions"
@@ -123,6 +123,18 @@ def vr(r):
 
 def cstr(s):
     return json.dumps(s)
+
+
+def _is_zero(kafka_type, default):
+    """True when `default` (as written in a definition) is the zero of `kafka_type`."""
+    try:
+        if kafka_type in ("int8", "int16", "uint16", "int32", "int64"):
+            return int(default, 0) == 0
+        if kafka_type == "float64":
+            return float(default) == 0.0
+    except ValueError:
+        return False
+    return default == "false" and kafka_type == "bool"
 
 
 class MessageGen:
@@ -222,23 +234,64 @@ class MessageGen:
         raise SystemExit("%s.%s: unsupported default %r for %s" % (self.msg.name, f.name, d, et))
 
     def field_spec(self, f, path):
+        """The FieldSpec row of `f`: designated initialisers, defaulted members left out
+        (the defaults are FieldSpec's, codec/schema/spec.h)."""
         et = f.element_type
         kind = CPP_SCALARS[et][1] if et in CPP_SCALARS else "kStruct"
         top = "kArray" if f.is_array else kind
-        sensitive = (self.msg.name, path) in SENSITIVE
-        records = ", {}"
+        parts = [".name = %s" % cstr(f.name), ".type_name = %s" % cstr(f.type),
+                 ".type = FieldType::%s" % top]
+        if top != kind:
+            parts.append(".element = FieldType::%s" % kind)
+        for member, r, default in (("versions", f.versions, "kAllVersions"),
+                                   ("nullable", f.nullable, "kNoVersions"),
+                                   ("tagged", f.tagged, "kNoVersions")):
+            if vr(r) != default:
+                parts.append(".%s = %s" % (member, vr(r)))
+        if f.tag is not None:
+            parts.append(".tag = %d" % f.tag)
+        if vr(f.flexible) != "kAllVersions":
+            parts.append(".flexible = %s" % vr(f.flexible))
+        if f.ignorable:
+            parts.append(".ignorable = true")
+        if (self.msg.name, path) in SENSITIVE:
+            parts.append(".sensitive = true")
         if et == "records":
             p = RECORDS_POLICY.get((self.msg.name, path))
             if p is None:
                 raise SystemExit("%s.%s: records field without a RECORDS_POLICY entry "
                                  "(tools/generate.py)" % (self.msg.name, path))
-            records = ", {RecordsLayout::%s, %d, %d, %s}" % (
-                p["layout"], p.get("one_v2_batch_from", 0x8000), p.get("zstd_from", 0),
-                cstr(p["source"]))
-        return ("{%s, %s, FieldType::%s, FieldType::%s, %s, %s, %s, %d, %s, %s, %s%s}" % (
-            cstr(f.name), cstr(f.type), top, kind, vr(f.versions), vr(f.nullable),
-            vr(f.tagged), -1 if f.tag is None else f.tag, vr(f.flexible),
-            "true" if f.ignorable else "false", "true" if sensitive else "false", records))
+            policy = [".layout = RecordsLayout::%s" % p["layout"]]
+            if "one_v2_batch_from" in p:
+                policy.append(".one_v2_batch_from = %d" % p["one_v2_batch_from"])
+            if p.get("zstd_from", 0):
+                policy.append(".zstd_from = %d" % p["zstd_from"])
+            policy.append(".source = %s" % cstr(p["source"]))
+            parts.append(".records = {%s}" % ", ".join(policy))
+        return "{" + ", ".join(parts) + "}"
+
+    def field_doc(self, f, path):
+        """The doc comment of `f`'s member: Kafka name, type, versions, nullability, tag,
+        and the default where it is not the type's zero (never Kafka's "about" text)."""
+        facts = ["%s: %s" % (f.name, f.type), "v%s" % f.versions]
+        if not f.nullable.empty:
+            facts.append("nullable v%s" % f.nullable)
+        if f.tag is not None:
+            facts.append("tag %d, tagged v%s" % (f.tag, f.tagged))
+        if f.flexible is not None and vr(f.flexible) != "kAllVersions":
+            facts.append("compact v%s" % f.flexible if not f.flexible.empty
+                         else "never compact")
+        d = f.default
+        if d not in (None, "") and not f.is_array and not f.is_struct:
+            if d == "null":
+                facts.append("default null")
+            elif not _is_zero(f.element_type, d):
+                facts.append("default %s" % (cstr(d) if f.element_type == "string" else d))
+        if f.ignorable:
+            facts.append("ignorable")
+        if (self.msg.name, path) in SENSITIVE:
+            facts.append("sensitive")
+        return "/// %s." % ", ".join(facts)
 
     def struct_body(self, name, fields, indent, path_prefix, is_message=False):
         ind = " " * indent
@@ -256,6 +309,7 @@ class MessageGen:
             out.append("%sstatic constexpr std::array<FieldSpec, 0> kFields{};" % ind)
         out.append("")
         for f in fields:
+            out.append("%s%s" % (ind, self.field_doc(f, path_prefix + f.name)))
             out.append("%s%s %s%s;" % (ind, self.member_type(f), snake(f.name), self.initializer(f)))
         out.append("%s/// Tagged fields this version did not know, kept for re-encoding (KIP-482)."
                    % ind)
@@ -303,6 +357,8 @@ class MessageGen:
                 "%d-%d" % (removed[0], removed[-1]) if len(removed) > 1 else removed[0],
                 "; last in Kafka %s" % last[0] if last else "")
         doc += ", flexible %s." % m.flexible
+        # The file's opening comment says what the message is, as its struct's does.
+        out.insert(1, "// %s" % doc[len("/// "):])
         # Nested structs are defined at namespace scope (in <file_stem>_types) and
         # aliased inside the message, so that each is a complete class before any
         # std::optional / Tagged of it is instantiated. Defined inside the message,
@@ -332,10 +388,19 @@ class MessageGen:
                 "data": "kData"}[m.type]
         current = m.current if m.current is not None else m.valid
         has_sensitive = any(name == m.name for name, _ in SENSITIVE)
-        out.append("  static constexpr MessageSpec kMessage = {%s, %d, MessageKind::%s, %s, %s, %s, %s, %s};"
-                   % (cstr(m.name), -1 if m.api_key is None else m.api_key, kind, vr(m.valid),
-                      vr(current), vr(m.flexible), "true" if m.unstable_latest else "false",
-                      "true" if has_sensitive else "false"))
+        spec = [".name = %s" % cstr(m.name)]
+        if m.api_key is not None:
+            spec.append(".api_key = %d" % m.api_key)
+        spec += [".kind = MessageKind::%s" % kind, ".valid = %s" % vr(m.valid)]
+        if vr(current) != vr(m.valid):
+            spec.append(".current = %s" % vr(current))
+        if vr(m.flexible) != "kNoVersions":
+            spec.append(".flexible = %s" % vr(m.flexible))
+        if m.unstable_latest:
+            spec.append(".latest_unstable = true")
+        if has_sensitive:
+            spec.append(".has_sensitive = true")
+        out.append("  static constexpr MessageSpec kMessage = {%s};" % ", ".join(spec))
         out += self.struct_body(m.name, m.fields, 2, "", is_message=True)
         out.append("  friend bool operator==(const %s&, const %s&) = default;" % (m.name, m.name))
         out.append("};")

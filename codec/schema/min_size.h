@@ -19,6 +19,9 @@ size_t StructMinSize(VersionRule at);
 
 namespace schema_internal {
 
+template <KafkaStruct S>
+size_t TabledStructMinSize(VersionRule at);
+
 template <class T>
 struct IsVector : std::false_type {};
 template <class E>
@@ -44,7 +47,7 @@ size_t MinValueSize(VersionRule at, bool compact) {
   } else if constexpr (std::is_same_v<T, Records> || IsVector<T>::value) {
     return compact ? 1 : 4;
   } else if constexpr (KafkaStruct<T>) {
-    return StructMinSize<T>(at);
+    return TabledStructMinSize<T>(at);
   } else {  // std::optional<X>: the null marker (length −1, count −1, or int8 −1)
     using X = typename T::value_type;
     if constexpr (KafkaStruct<X>) return 1;
@@ -74,6 +77,32 @@ const S& DefaultInstance() {
   return instance;
 }
 
+/// Versions below this have their struct minimum sizes tabled (Kafka's highest version
+/// of any API is below 20 today); a higher one is computed on each call.
+inline constexpr int16_t kMinSizeTableVersions = 32;
+
+/// StructMinSize<S>(at), looked up: it is constant per (S, version, flexible), so the
+/// table is filled once, by StructMinSize itself (the rule is written once, above), the
+/// first time an S is sized — not on every array decode (issue 37 item 3).
+template <KafkaStruct S>
+size_t TabledStructMinSize(VersionRule at) {
+  struct Table {
+    uint32_t size[kMinSizeTableVersions][2];  // [version][flexible]
+  };
+  static const Table table = [] {
+    Table t{};
+    for (int16_t v = 0; v < kMinSizeTableVersions; ++v) {
+      t.size[v][0] = static_cast<uint32_t>(StructMinSize<S>(VersionRule{v, false}));
+      t.size[v][1] = static_cast<uint32_t>(StructMinSize<S>(VersionRule{v, true}));
+    }
+    return t;
+  }();
+  if (at.version >= 0 && at.version < kMinSizeTableVersions) {
+    return table.size[at.version][at.flexible ? 1 : 0];
+  }
+  return StructMinSize<S>(at);
+}
+
 }  // namespace schema_internal
 
 /// Smallest number of bytes a struct S occupies at `version` (tagged fields absent,
@@ -86,7 +115,8 @@ size_t StructMinSize(VersionRule at) {
 }
 
 /// Smallest encoding of one array element of C++ type E, in an array whose count is
-/// compact or not.
+/// compact or not. Constant per (E, version, compact): a struct's is looked up in a
+/// table filled once (TabledStructMinSize), a scalar's folds to a constant.
 template <class E>
 size_t MinElementSize(VersionRule at, bool compact) {
   return schema_internal::MinValueSize<E>(at, compact);

@@ -102,22 +102,25 @@ enum class RecordsMode : uint8_t {
 };
 
 /// Everything the visitors need to know about one field. All facts come from the
-/// definition files; see codec/defs/README.md for their meaning.
+/// definition files; see codec/defs/README.md for their meaning. An aggregate: generated
+/// rows name their members (C++20 designated initialisers) and leave out those that hold
+/// the defaults below (present in every version, never nullable, never tagged, compact
+/// wherever the message is flexible, not ignorable, not sensitive, not records).
 struct FieldSpec {
-  const char* name;           ///< Kafka field name, e.g. "ThrottleTimeMs".
-  const char* type_name;      ///< Kafka type as written, e.g. "[]FetchTopic", "int32".
-  FieldType type;             ///< Wire kind of the field.
-  FieldType element;          ///< For kArray: wire kind of each element; else == type.
-  VersionRange versions;      ///< Versions in which the field exists.
-  VersionRange nullable;      ///< Versions in which it may be null (empty: never).
-  VersionRange tagged;        ///< Versions in which it is a tagged field (empty: never).
-  int32_t tag;                ///< Tag number (KIP-482), or −1.
-  VersionRange flexible;      ///< Versions in which it may use compact encodings
-                              ///< (kAllVersions unless the definition overrides it,
-                              ///< e.g. RequestHeader.ClientId: never).
-  bool ignorable;             ///< Dropped silently when the target version lacks it.
-  bool sensitive;             ///< Redacted by printers (credentials, HMACs, SASL bytes).
-  RecordsPolicy records = {}; ///< For kRecords fields: layout and rules by version.
+  const char* name = "";           ///< Kafka field name, e.g. "ThrottleTimeMs".
+  const char* type_name = "";      ///< Kafka type as written, e.g. "[]FetchTopic", "int32".
+  FieldType type = FieldType::kInt8;  ///< Wire kind of the field.
+  FieldType element = type;        ///< For kArray: wire kind of each element; else == type.
+  VersionRange versions = kAllVersions;  ///< Versions in which the field exists.
+  VersionRange nullable = kNoVersions;   ///< Versions in which it may be null (empty: never).
+  VersionRange tagged = kNoVersions;     ///< Versions in which it is a tagged field (empty: never).
+  int32_t tag = -1;                ///< Tag number (KIP-482), or −1.
+  VersionRange flexible = kAllVersions;  ///< Versions in which it may use compact encodings
+                                         ///< (kAllVersions unless the definition overrides
+                                         ///< it, e.g. RequestHeader.ClientId: never).
+  bool ignorable = false;          ///< Dropped silently when the target version lacks it.
+  bool sensitive = false;          ///< Redacted by printers (credentials, HMACs, SASL bytes).
+  RecordsPolicy records = {};      ///< For kRecords fields: layout and rules by version.
 
   constexpr bool IsTagged() const { return tag >= 0; }
   /// True when this field carries tag number `t` as read from the wire (a uvarint, so up
@@ -216,16 +219,17 @@ concept KafkaStruct = requires { T::kFields; T::kStructName; };
 /// What a top-level definition describes.
 enum class MessageKind : uint8_t { kRequest, kResponse, kHeader, kData };
 
-/// Metadata of a top-level message type (request or response body, header, data).
+/// Metadata of a top-level message type (request or response body, header, data). An
+/// aggregate, initialised by name in generated headers (omitted members: defaults).
 struct MessageSpec {
-  const char* name;           ///< e.g. "FetchRequest".
-  int16_t api_key;            ///< −1 for headers and non-API data.
-  MessageKind kind;
+  const char* name = "";      ///< e.g. "FetchRequest".
+  int16_t api_key = -1;       ///< −1 for headers and non-API data.
+  MessageKind kind = MessageKind::kData;
   VersionRange valid;         ///< Every valid version, removed ones included.
-  VersionRange current;       ///< Versions valid in Kafka 4.x (KIP-896 removed the rest).
-  VersionRange flexible;      ///< Flexible versions (KIP-482).
-  bool latest_unstable;       ///< The highest version is marked unstable upstream.
-  bool has_sensitive;         ///< Some field (at any depth) is FieldSpec::sensitive.
+  VersionRange current = valid;  ///< Versions valid in Kafka 4.x (KIP-896 removed the rest).
+  VersionRange flexible = kNoVersions;  ///< Flexible versions (KIP-482).
+  bool latest_unstable = false;  ///< The highest version is marked unstable upstream.
+  bool has_sensitive = false;    ///< Some field (at any depth) is FieldSpec::sensitive.
 };
 
 /// The version rule (protocol guide, "Protocol Primitive Types"; KIP-482, flexible
