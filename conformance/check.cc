@@ -9,9 +9,9 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/protocol/frame.h"
-#include "codec/protocol/minimal.h"
+#include "codec/harness/minimal.h"
 #include "codec/protocol/registry.h"
 
 namespace kwire::conformance {

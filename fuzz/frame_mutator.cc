@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "codec/protocol/registry.h"
-#include "codec/schema/fill.h"
+#include "codec/harness/fill.h"
 #include "fuzz/frame_parts.h"
 
 namespace kwire::fuzz {

@@ -21,7 +21,7 @@
 //     and the encoder refuses the batch with another magic or codec 5-7 (kInvalidValue);
 //   * control records (version 0 exactly, later versions as a prefix) rebuild from
 //     ControlRecordKey and EndTxnMarkerValue;
-//   * explanation (codec/records/explain.h, what `kwire explain` shows): every node with
+//   * explanation (codec/harness/records_explain.h, what `kwire explain` shows): every node with
 //     a wire position lies inside the field; it renders.
 // Custom mutator: libFuzzer's byte mutations with batchLength/CRC-32C fixed up
 // afterwards (fuzz/mutate.h FixRecordBatches), or record-level mutations (keys, values,
@@ -38,7 +38,7 @@
 #include <string_view>
 #include <vector>
 
-#include "codec/records/explain.h"
+#include "codec/harness/records_explain.h"
 #include "codec/records/record_batch.h"
 #include "codec/wire/error.h"
 #include "fuzz/fuzz_check.h"
@@ -198,7 +198,7 @@ std::string NodeOutside(const std::vector<ExplainNode>& nodes, size_t size) {
   return {};
 }
 
-// The records explanation (`kwire explain`, codec/records/explain.h) of the same field,
+// The records explanation (`kwire explain`, codec/harness/records_explain.h) of the same field,
 // with the same decode options: every node with a wire position lies inside the field;
 // it renders.
 void CheckExplanation(std::span<const uint8_t> field, const RecordsOptions& options) {

@@ -57,7 +57,7 @@
 #include "codec/records/compression.h"
 #include "codec/records/crc32c.h"
 #include "codec/records/record_batch.h"
-#include "codec/schema/fill.h"
+#include "codec/harness/fill.h"
 #include "codec/wire/writer.h"
 #include "codec/wire/port.h"
 

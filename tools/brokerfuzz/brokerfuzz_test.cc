@@ -34,7 +34,7 @@
 #include "codec/generated/produce_request.h"
 #include "codec/generated/write_txn_markers_request.h"
 #include "codec/protocol/frame.h"
-#include "codec/protocol/minimal.h"
+#include "codec/harness/minimal.h"
 #include "codec/protocol/registry.h"
 #include "codec/wire/writer.h"
 #include "tools/diff/mutants.h"

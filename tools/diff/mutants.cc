@@ -5,7 +5,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "fuzz/frame_mutator.h"
 #include "codec/wire/port.h"
 

@@ -11,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "codec/protocol/frame.h"
-#include "codec/protocol/minimal.h"
+#include "codec/harness/minimal.h"
 #include "codec/protocol/registry.h"
-#include "codec/records/print_records.h"
+#include "codec/harness/print_records.h"
 #include "codec/wire/error.h"
 
 namespace kwire::html {

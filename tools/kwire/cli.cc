@@ -24,10 +24,10 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "codec/protocol/correlator.h"
-#include "codec/protocol/diagnose.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/diagnose.h"
+#include "codec/harness/explain.h"
 #include "codec/protocol/frame.h"
-#include "codec/protocol/minimal.h"
+#include "codec/harness/minimal.h"
 #include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
 #include "conformance/check.h"
@@ -49,7 +49,7 @@
 #include "tools/html/site.h"
 #include "tools/json/json.h"
 #if KWIRE_HAVE_RECORDS_PRINT
-#include "codec/records/print_records.h"
+#include "codec/harness/print_records.h"
 #endif
 
 namespace kwire::cli {
@@ -1027,7 +1027,7 @@ std::string FailureText(const FrameInput& f, std::span<const uint8_t> bytes, int
   return ErrorInContext(ex).ToString();
 }
 
-// After a frame failed: the hints of codec/protocol/diagnose.h on `err`, one line each
+// After a frame failed: the hints of codec/harness/diagnose.h on `err`, one line each
 // ("kwire decode: hint: ..."). `following`: the stream after the frame.
 void PrintHints(const FrameInput& f, const char* cmd, const std::string& prefix,
                 std::span<const uint8_t> bytes, std::span<const uint8_t> following,

@@ -1,6 +1,6 @@
 // Out-of-line, type-independent parts of the explain visitor (print.h): node
 // bookkeeping, value text, and the text renderers.
-#include "codec/schema/print.h"
+#include "codec/harness/print.h"
 
 #include <algorithm>
 #include <cctype>
@@ -199,7 +199,7 @@ std::string PrintObserver::Label(const FieldSpec& f) const {
 std::string PrintObserver::Type(const FieldSpec& f) const {
   if (!header_style_) return f.type_name;
   std::string t = FieldTypeName(f.type);
-  return f.nullable.Contains(version_) ? "nullable_" + t : t;
+  return rule_.Nullable(f) ? "nullable_" + t : t;
 }
 
 void PrintObserver::Open(const Reader& r, Kind kind, std::string label, std::string type,

@@ -1,4 +1,4 @@
-#include "codec/records/explain.h"
+#include "codec/harness/records_explain.h"
 
 #include <algorithm>
 
