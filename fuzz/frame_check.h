@@ -46,8 +46,8 @@
 
 #include "absl/strings/match.h"
 #include "codec/harness/explain.h"
-#include "codec/protocol/frame.h"
 #include "codec/harness/print_records.h"
+#include "codec/protocol/frame.h"
 #include "fuzz/frame_mutator.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/mutate.h"

@@ -39,9 +39,9 @@
 #include <span>
 #include <vector>
 
+#include "codec/harness/fill.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
-#include "codec/harness/fill.h"
 #include "codec/wire/error.h"
 #include "fuzz/frame_parts.h"
 #include "fuzz/fuzz_check.h"

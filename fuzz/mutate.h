@@ -38,8 +38,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "codec/records/crc32c.h"
 #include "codec/harness/fill.h"
+#include "codec/records/crc32c.h"
 #include "codec/schema/message.h"
 #include "codec/schema/min_size.h"
 #include "codec/schema/spec.h"

@@ -41,6 +41,7 @@
 #include "codec/harness/records_explain.h"
 #include "codec/records/record_batch.h"
 #include "codec/wire/error.h"
+#include "codec/wire/hex.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/mutate.h"
 
@@ -166,9 +167,7 @@ void CheckRoundTrip(const BatchView& batch, const RecordSet& records,
 // versions start the same way) rebuild from ControlRecordKey / EndTxnMarkerValue.
 void CheckControlRecords(const BatchView& batch, const RecordSet& records) {
   if (batch.magic() != 2 || !batch.header().is_control()) return;
-  auto hex = [](std::string_view v) {
-    return absl::BytesToHexString(absl::string_view(v.data(), v.size()));
-  };
+  auto hex = [](std::string_view v) { return HexString(v); };
   for (const Record& r : records.records()) {
     ControlRecord c;
     if (!DecodeControlRecord(r, &c).ok()) continue;

@@ -1,7 +1,7 @@
 #include "codec/harness/minimal.h"
 
-#include "codec/protocol/frame.h"
 #include "codec/harness/fill.h"
+#include "codec/protocol/frame.h"
 
 namespace kwire {
 

@@ -10,6 +10,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "codec/wire/hex.h"
 #include "codec/wire/utf8.h"
 
 namespace kwire {
@@ -118,7 +119,7 @@ std::string Quote(std::string_view s, size_t max) {
 std::string HexValue(std::string_view s, size_t max) {
   if (s.empty()) return "empty";
   const size_t n = std::min(s.size(), std::max<size_t>(1, max / 2));
-  std::string out = "0x" + absl::BytesToHexString(absl::string_view(s.data(), n));
+  std::string out = "0x" + HexString(s.substr(0, n));
   if (n < s.size()) out += "...";
   return out;
 }

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "codec/harness/records_explain.h"
 #include "codec/harness/print.h"
+#include "codec/harness/records_explain.h"
 
 namespace kwire {
 

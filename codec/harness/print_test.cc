@@ -16,9 +16,9 @@
 #include "codec/generated/describe_delegation_token_request.h"
 #include "codec/generated/sasl_authenticate_request.h"
 #include "codec/harness/explain.h"
+#include "codec/harness/minimal.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/frame_test_util.h"
-#include "codec/harness/minimal.h"
 #include "codec/protocol/registry.h"
 
 namespace kwire {

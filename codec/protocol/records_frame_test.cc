@@ -19,10 +19,10 @@
 #include "codec/generated/produce_request.h"
 #include "codec/generated/share_fetch_response.h"
 #include "codec/harness/explain.h"
+#include "codec/harness/print_records.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/frame_test_util.h"
 #include "codec/protocol/refusal.h"
-#include "codec/harness/print_records.h"
 #include "codec/records/records_test_util.h"
 
 namespace kwire {

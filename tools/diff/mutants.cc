@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "codec/harness/explain.h"
-#include "fuzz/frame_mutator.h"
 #include "codec/wire/port.h"
+#include "fuzz/frame_mutator.h"
 
 namespace kwire::diff {
 namespace {

@@ -17,19 +17,19 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
-#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/str_format.h"
-#include "codec/protocol/correlator.h"
 #include "codec/harness/diagnose.h"
 #include "codec/harness/explain.h"
-#include "codec/protocol/frame.h"
 #include "codec/harness/minimal.h"
+#include "codec/protocol/correlator.h"
+#include "codec/protocol/frame.h"
 #include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/hex.h"
 #include "conformance/check.h"
 #include "conformance/testee.h"
 #include "tools/kwire/explain_view.h"
@@ -596,11 +596,6 @@ bool ResolveRecords(const Args& a, RecordsMode& mode, Usage& u) {
   return true;
 }
 
-std::string Hex(std::span<const uint8_t> b) {
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
-}
-
 // Reads stdin as hex (whitespace ignored) or raw bytes. Returns false with `error` set.
 bool ReadInput(std::istream& in, bool binary, std::vector<uint8_t>& out, std::string& error) {
   const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -624,8 +619,7 @@ bool ReadInput(std::istream& in, bool binary, std::vector<uint8_t>& out, std::st
       error = absl::StrFormat("input is not hex: odd number of hex digits (%d)", hex.size());
       return false;
     }
-    const std::string bytes = absl::HexStringToBytes(hex);  // digits checked above
-    out.assign(bytes.begin(), bytes.end());
+    ParseHex(hex, out);  // digits and length checked above
   }
   if (out.empty()) {
     error = "no input: expected a frame on stdin";
@@ -745,7 +739,7 @@ int Minimal(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {
     err << "kwire minimal: " << frame.status().message() << "\n";
     return kExitFailure;
   }
-  out << Hex(*frame) << "\n";
+  out << HexString(*frame) << "\n";
   return kExitOk;
 }
 
@@ -830,13 +824,10 @@ int ReadVectorInput(const Args& a, const std::string& spec, std::ostream& err, c
   f.api = FindApi(static_cast<int16_t>(record.value("api_key", -1)));
   if (f.api != nullptr) f.version = static_cast<int16_t>(record.value("version", 0));
   const std::string hex = record["frame"].get<std::string>();
-  if (hex.size() % 2 != 0 ||
-      !std::all_of(hex.begin(), hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); })) {
+  if (!ParseHex(hex, f.bytes)) {
     err << "kwire " << cmd << ": " << spec << ": the frame is not hex\n";
     return kExitFailure;
   }
-  const std::string bytes = absl::HexStringToBytes(hex);
-  f.bytes.assign(bytes.begin(), bytes.end());
   if (auto q = a.Get("quirks"); q && !ResolveQuirks(*q, f.quirks, u)) return kExitUsage;
   if (!ResolveRecords(a, f.records, u)) return kExitUsage;
   err << "kwire " << cmd << ": " << record.value("id", spec)
@@ -1181,11 +1172,11 @@ FrameVerdict DecodeOne(const FrameInput& f, Correlator* requests,
     return FrameVerdict::kFailed;
   }
   if (f.json) {
-    (*json)["frame"] = Hex(bytes);
+    (*json)["frame"] = HexString(bytes);
     if (!refusals.empty()) (*json)["refusals"] = RefusalsJson(refusals);
     out << json->dump() << "\n";
   } else {
-    out << Hex(*again) << "\n";
+    out << HexString(*again) << "\n";
   }
   if (!std::equal(again->begin(), again->end(), bytes.begin(), bytes.end())) {
     size_t i = 0;
@@ -1288,7 +1279,7 @@ int Encode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err
       out.write(reinterpret_cast<const char*>(frame->data()),
                 static_cast<std::streamsize>(frame->size()));
     } else {
-      out << Hex(*frame) << "\n";
+      out << HexString(*frame) << "\n";
     }
     ++good;
   }
