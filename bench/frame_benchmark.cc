@@ -50,7 +50,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/escaping.h"
 #include "bench/bench_data.h"
 #include "codec/generated/api_versions_request.h"
 #include "codec/generated/api_versions_response.h"
@@ -64,6 +63,7 @@
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
 #include "codec/records/record_batch.h"
+#include "codec/wire/hex.h"
 
 #ifndef KWIRE_CONFORMANCE_DIR
 #error "KWIRE_CONFORMANCE_DIR must name conformance/vectors"
@@ -137,8 +137,7 @@ std::vector<Frame> LoadVectors(const std::string& file) {
     f.version = static_cast<int16_t>(version);
     f.dir = dir == "request" ? Direction::kRequest : Direction::kResponse;
     f.name = api + "/v" + std::to_string(version) + "/" + dir;
-    const std::string raw = absl::HexStringToBytes(hex);
-    f.bytes.assign(raw.begin(), raw.end());
+    ParseHex(hex, f.bytes);  // bench/frames.txt: checked hex
     out.push_back(std::move(f));
   }
   return out;

@@ -7,31 +7,15 @@
 #include <map>
 #include <sstream>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
+#include "codec/harness/minimal.h"
 #include "codec/protocol/frame.h"
-#include "codec/protocol/minimal.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/hex.h"
 
 namespace kwire::conformance {
 namespace {
-
-std::string Hex(const std::vector<uint8_t>& b) {
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
-}
-
-// Strict lowercase/uppercase hex → bytes; false on odd length or a non-hex character.
-bool ParseHex(const std::string& hex, std::vector<uint8_t>& out) {
-  if (hex.size() % 2 != 0 ||
-      !std::all_of(hex.begin(), hex.end(), [](unsigned char c) { return std::isxdigit(c); })) {
-    return false;
-  }
-  const std::string bytes = absl::HexStringToBytes(hex);
-  out.assign(bytes.begin(), bytes.end());
-  return true;
-}
 
 bool ParseDirection(const std::string& s, Direction& d) {
   if (s == "request")
@@ -319,7 +303,7 @@ std::vector<std::string> CheckVector(const Vector& v, const VectorFile& file,
       failures.push_back("re-encode: " + std::string(reencoded.status().message()));
     } else if (*reencoded != v.bytes) {
       failures.push_back("decode -> encode is not byte-identical: " +
-                         FirstDifference(*reencoded, v.bytes) + "; re-encoded " + Hex(*reencoded));
+                         FirstDifference(*reencoded, v.bytes) + "; re-encoded " + HexString(*reencoded));
     }
   }
   const auto minimal = EncodeMinimalFrame(*api, v.version, v.dir);
@@ -327,7 +311,7 @@ std::vector<std::string> CheckVector(const Vector& v, const VectorFile& file,
     failures.push_back("minimal instance: " + std::string(minimal.status().message()));
   } else if (*minimal != v.bytes) {
     failures.push_back("the codec's minimal instance differs from the reference: " +
-                       FirstDifference(*minimal, v.bytes) + "; codec " + Hex(*minimal));
+                       FirstDifference(*minimal, v.bytes) + "; codec " + HexString(*minimal));
   }
   if (!file.seeds) {
     const bool removed = api->IsRemoved(v.version);

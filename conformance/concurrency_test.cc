@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/frame_test_util.h"
 #include "codec/protocol/registry.h"

@@ -12,6 +12,8 @@
 #include "conformance/testee_internal.h"
 #include "tools/json/json.h"
 
+#include "codec/wire/hex.h"
+
 namespace kwire::conformance {
 namespace {
 
@@ -19,24 +21,6 @@ using Json = nlohmann::ordered_json;
 using testee_internal::Clean;
 using testee_internal::kOps;
 using testee_internal::Shorten;
-
-bool ParseHex(const std::string& hex, std::vector<uint8_t>& out) {
-  if (hex.size() % 2 != 0) return false;
-  out.clear();
-  out.reserve(hex.size() / 2);
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out.push_back(static_cast<uint8_t>(hi << 4 | lo));
-  }
-  return true;
-}
 
 std::string FirstDifference(std::span<const uint8_t> want, std::span<const uint8_t> got) {
   size_t i = 0;

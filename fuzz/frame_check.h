@@ -31,7 +31,7 @@
 // bit (fuzz/mutate.h BitwiseEqual).
 //
 // CheckFrameExplanation (request_explain_fuzzer, response_explain_fuzzer), same inputs:
-//   * the explanation (`kwire explain`: codec/protocol/explain.h, with the record batch
+//   * the explanation (`kwire explain`: codec/harness/explain.h, with the record batch
 //     printer for records fields) has the strict decoder's status, its own visitor fails
 //     exactly like the decoder (tree_status == status), every node lies inside the
 //     frame, and it renders.
@@ -45,9 +45,9 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
+#include "codec/harness/print_records.h"
 #include "codec/protocol/frame.h"
-#include "codec/records/print_records.h"
 #include "fuzz/frame_mutator.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/mutate.h"

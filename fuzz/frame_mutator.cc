@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "codec/harness/fill.h"
 #include "codec/protocol/registry.h"
-#include "codec/schema/fill.h"
 #include "fuzz/frame_parts.h"
 
 namespace kwire::fuzz {

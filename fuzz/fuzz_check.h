@@ -14,8 +14,8 @@
 #include <span>
 #include <string>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "codec/wire/hex.h"
 
 namespace kwire::fuzz {
 
@@ -30,9 +30,7 @@ namespace kwire::fuzz {
 
 /// Lowercase hex of at most `max` bytes (then "...").
 inline std::string Hex(std::span<const uint8_t> b, size_t max = 96) {
-  const size_t n = std::min(b.size(), max);
-  std::string out =
-      absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(b.data()), n));
+  std::string out = HexString(b.first(std::min(b.size(), max)));
   if (b.size() > max) out += "...";
   return out;
 }

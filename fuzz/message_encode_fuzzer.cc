@@ -1,6 +1,6 @@
 // message_encode_fuzzer: the encoder from the message side. The frame targets start from
 // bytes, so they only ever encode messages that decoded; this target builds messages
-// (codec/schema/fill.h's random or minimal instance, then fuzz/mutate.h's structure-aware
+// (codec/harness/fill.h's random or minimal instance, then fuzz/mutate.h's structure-aware
 // mutations) at one version and encodes them at the same or another, reaching what no
 // decoded message holds: fields absent at the version with non-default values, nulls
 // where the version forbids them, tags in non-flexible versions, strings over 32,767
@@ -39,9 +39,9 @@
 #include <span>
 #include <vector>
 
+#include "codec/harness/fill.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
-#include "codec/schema/fill.h"
 #include "codec/wire/error.h"
 #include "fuzz/frame_parts.h"
 #include "fuzz/fuzz_check.h"

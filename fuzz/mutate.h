@@ -1,6 +1,6 @@
 // Structure-aware mutation of decoded messages, for the frame fuzzers' custom mutators.
 //
-// Written once, like the codec's own visitors (codec/schema/fill.h): a visitor over the
+// Written once, like the codec's own visitors (codec/harness/fill.h): a visitor over the
 // FieldSpec list of every generated struct (VisitFields), instantiated per message type
 // in the generated mutate_table_*.cc shards (tools/gen_ops_table.py) and reached
 // at run time through FindMutateOps(spec).
@@ -38,8 +38,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "codec/harness/fill.h"
 #include "codec/records/crc32c.h"
-#include "codec/schema/fill.h"
 #include "codec/schema/message.h"
 #include "codec/schema/min_size.h"
 #include "codec/schema/spec.h"

@@ -21,7 +21,7 @@
 //     and the encoder refuses the batch with another magic or codec 5-7 (kInvalidValue);
 //   * control records (version 0 exactly, later versions as a prefix) rebuild from
 //     ControlRecordKey and EndTxnMarkerValue;
-//   * explanation (codec/records/explain.h, what `kwire explain` shows): every node with
+//   * explanation (codec/harness/records_explain.h, what `kwire explain` shows): every node with
 //     a wire position lies inside the field; it renders.
 // Custom mutator: libFuzzer's byte mutations with batchLength/CRC-32C fixed up
 // afterwards (fuzz/mutate.h FixRecordBatches), or record-level mutations (keys, values,
@@ -38,9 +38,10 @@
 #include <string_view>
 #include <vector>
 
-#include "codec/records/explain.h"
+#include "codec/harness/records_explain.h"
 #include "codec/records/record_batch.h"
 #include "codec/wire/error.h"
+#include "codec/wire/hex.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/mutate.h"
 
@@ -166,9 +167,7 @@ void CheckRoundTrip(const BatchView& batch, const RecordSet& records,
 // versions start the same way) rebuild from ControlRecordKey / EndTxnMarkerValue.
 void CheckControlRecords(const BatchView& batch, const RecordSet& records) {
   if (batch.magic() != 2 || !batch.header().is_control()) return;
-  auto hex = [](std::string_view v) {
-    return absl::BytesToHexString(absl::string_view(v.data(), v.size()));
-  };
+  auto hex = [](std::string_view v) { return HexString(v); };
   for (const Record& r : records.records()) {
     ControlRecord c;
     if (!DecodeControlRecord(r, &c).ok()) continue;
@@ -198,7 +197,7 @@ std::string NodeOutside(const std::vector<ExplainNode>& nodes, size_t size) {
   return {};
 }
 
-// The records explanation (`kwire explain`, codec/records/explain.h) of the same field,
+// The records explanation (`kwire explain`, codec/harness/records_explain.h) of the same field,
 // with the same decode options: every node with a wire position lies inside the field;
 // it renders.
 void CheckExplanation(std::span<const uint8_t> field, const RecordsOptions& options) {

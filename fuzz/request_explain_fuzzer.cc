@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <span>
 
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/protocol/frame.h"
 #include "fuzz/frame_check.h"
 #include "fuzz/frame_mutator.h"

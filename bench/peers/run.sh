@@ -180,7 +180,8 @@ build_sarama() {
   rm -rf "$gopath"
   mkdir -p "$gopath/src/github.com/Shopify"
   cp -r "$sarama_src" "$gopath/src/github.com/Shopify/sarama"
-  cp "$here/sarama/shim/kwire_peer.go" "$gopath/src/github.com/Shopify/sarama/"
+  # The sarama adapter's one home: the testee's shim (conformance/testees/sarama/shim/).
+  cp "$root/conformance/testees/sarama/shim/kwire_peer.go" "$gopath/src/github.com/Shopify/sarama/"
   (cd "$here/sarama" &&
    GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOFLAGS= CGO_CFLAGS="-O2 -w" \
      go build -o "$out/sarama_peer" .)

@@ -16,7 +16,7 @@
 #include "codec/generated/describe_configs_request.h"
 #include "codec/generated/describe_groups_request.h"
 #include "codec/generated/produce_request.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/frame_test_util.h"
 #include "codec/records/records_test_util.h"

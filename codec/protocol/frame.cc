@@ -1,5 +1,8 @@
 #include "codec/protocol/frame.h"
 
+#include <string>
+#include <utility>
+
 #include "absl/strings/str_format.h"
 #include "codec/generated/api_versions_response.h"
 
@@ -14,21 +17,40 @@ int32_t PeekInt32(std::span<const uint8_t> b) {
   return r.ReadInt32();
 }
 
+constexpr const char* kSizePath = "Frame.size";
+
+// The size-prefix rule, once (whole frames and the stream splitter): a negative size is
+// kInvalidFrameSize, one above options.max_frame_size kFrameTooLarge. Returns false with
+// `kind` and `detail` set when `size` breaks it.
+bool SizeAllowed(int32_t size, const FrameOptions& options, ErrorKind& kind,
+                 std::string& detail) {
+  if (size < 0) {
+    kind = ErrorKind::kInvalidFrameSize;
+    detail = absl::StrFormat("size %d", size);
+    return false;
+  }
+  if (size > options.max_frame_size) {
+    kind = ErrorKind::kFrameTooLarge;
+    detail = absl::StrFormat("size %d, the maximum is %d", size, options.max_frame_size);
+    return false;
+  }
+  return true;
+}
+
 // Checks the size prefix of a whole frame; on success the reader is positioned after it.
 void ReadSizePrefix(Reader& r, size_t frame_size, const FrameOptions& options,
                     frame_internal::FrameObserver* o) {
-  PathNode root{nullptr, "Frame.size", -1};
+  PathNode root{nullptr, kSizePath, -1};
   r.set_path(&root);
   const size_t at = r.offset();
   if (o != nullptr) o->BeginSizePrefix(r);
   const int32_t size = r.ReadInt32();
   if (o != nullptr) o->EndSizePrefix(r, size);
   if (r.ok()) {
-    if (size < 0) {
-      r.Fail(ErrorKind::kInvalidFrameSize, at, absl::StrFormat("size %d", size));
-    } else if (size > options.max_frame_size) {
-      r.Fail(ErrorKind::kFrameTooLarge, at,
-             absl::StrFormat("size %d, the maximum is %d", size, options.max_frame_size));
+    ErrorKind kind;
+    std::string detail;
+    if (!SizeAllowed(size, options, kind, detail)) {
+      r.Fail(kind, at, std::move(detail));
     } else if (static_cast<size_t>(size) > frame_size - kSizePrefix) {
       r.Fail(ErrorKind::kTruncated, at,
              absl::StrFormat("size prefix says %d bytes follow, have %d", size,
@@ -79,14 +101,10 @@ SplitResult SplitFrame(std::span<const uint8_t> stream, const FrameOptions& opti
     return res;
   }
   const int32_t size = PeekInt32(stream);
-  if (size < 0 || size > options.max_frame_size) {
+  if (!SizeAllowed(size, options, res.error.kind, res.error.detail)) {
     res.status = SplitResult::kError;
-    res.error.kind = size < 0 ? ErrorKind::kInvalidFrameSize : ErrorKind::kFrameTooLarge;
     res.error.offset = 0;
-    res.error.path = "Frame.size";
-    res.error.detail = size < 0 ? absl::StrFormat("size %d", size)
-                                : absl::StrFormat("size %d, the maximum is %d", size,
-                                                  options.max_frame_size);
+    res.error.path = kSizePath;
     return res;
   }
   const size_t total = kSizePrefix + static_cast<size_t>(size);

@@ -183,7 +183,7 @@ namespace frame_internal {
 // request's api key, byte 4).
 //
 // `observer` (nullptr: plain decode) sees the same walk — one walk of a frame for the
-// decoder and the explain visitor (codec/protocol/explain.cc): it is told about the
+// decoder and the explain visitor (codec/harness/explain.cc): it is told about the
 // size prefix and reads the header and body itself, with decode.h's walk observed.
 class FrameObserver {
  public:

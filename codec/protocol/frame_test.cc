@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "codec/generated/api_versions_response.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/protocol/frame_test_util.h"
 #include "codec/protocol/registry.h"
 #include "codec/records/record_batch.h"

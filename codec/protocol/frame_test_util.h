@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "codec/harness/fill.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
-#include "codec/schema/fill.h"
 #include "codec/wire/test_util.h"
 
 namespace kwire {

@@ -18,11 +18,11 @@
 #include "codec/generated/fetch_snapshot_response.h"
 #include "codec/generated/produce_request.h"
 #include "codec/generated/share_fetch_response.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
+#include "codec/harness/print_records.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/frame_test_util.h"
 #include "codec/protocol/refusal.h"
-#include "codec/records/print_records.h"
 #include "codec/records/records_test_util.h"
 
 namespace kwire {

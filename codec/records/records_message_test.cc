@@ -2,11 +2,11 @@
 // re-encoded verbatim; the message code's EmptyRecordBatch(); the printer hook.
 #include "codec/generated/fetch_response.h"
 #include "codec/generated/produce_request.h"
+#include "codec/harness/fill.h"
+#include "codec/harness/print_records.h"
 #include "codec/protocol/frame.h"
-#include "codec/records/print_records.h"
 #include "codec/records/record_batch.h"
 #include "codec/records/records_test_util.h"
-#include "codec/schema/fill.h"
 #include "codec/schema/message.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "codec/harness/records_explain.h"
 #include "codec/records/crc32c.h"
-#include "codec/records/explain.h"
 #include "codec/records/records_test_util.h"
 #include "codec/wire/heap_test_util.h"
 #include "codec/wire/test_util.h"

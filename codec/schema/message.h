@@ -6,7 +6,7 @@
 // (generated api_<key>.cc files), and AnyMessage owns one message of a type chosen at
 // run time (by API key and direction, see codec/protocol/registry.h).
 // The core holds decode, encode, equality and copy only: the explain visitor
-// (codec/schema/print.h, library kwire::explain) and the fillers (codec/schema/fill.h,
+// (codec/harness/print.h, library kwire::explain) and the fillers (codec/harness/fill.h,
 // kwire::fill) keep their own per-message tables outside it.
 // Threads: as codec/protocol/frame.h says — any number of threads may decode and encode
 // at once; a Reader, Writer or message object belongs to one thread at a time.

@@ -1,6 +1,6 @@
 // DecodeObserver: what the decode walk (decode.h) reports while it reads, for a caller
 // that wants to see the wire layout as well as the values — the explain visitor
-// (codec/schema/print.h) is one.
+// (codec/harness/print.h) is one.
 //
 // There is one walk of the grammar: decode.h. Decoding with an observer
 // (schema_internal::ObservedContext) runs the very same functions with these calls

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
+#include "codec/wire/hex.h"
 
 namespace kwire {
 namespace {
@@ -27,11 +28,7 @@ Lead LeadOf(uint8_t b) {
   return {0, 0, 0};
 }
 
-std::string HexBytes(const uint8_t* p, size_t n) {
-  std::string out;
-  for (size_t i = 0; i < n; ++i) absl::StrAppendFormat(&out, "%s%02x", i ? " " : "", p[i]);
-  return out;
-}
+std::string HexBytes(const uint8_t* p, size_t n) { return HexString(std::span(p, n), " "); }
 
 }  // namespace
 

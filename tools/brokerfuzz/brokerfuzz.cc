@@ -20,7 +20,6 @@
 #include <thread>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -28,6 +27,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/hex.h"
 #include "tools/diff/diff.h"
 #include "tools/diff/minimize.h"
 #include "tools/diff/seeds.h"
@@ -592,7 +592,7 @@ Json FindingJson(const Report& r, const Finding& f, const std::string& hex_file)
   j["detail"] = f.detail;
   if (!f.suspects.empty()) {
     Json suspects = Json::array();
-    for (const auto& [api, bytes] : f.suspects) suspects.push_back(Json{{"request", api}, {"frame", Hex(bytes)}});
+    for (const auto& [api, bytes] : f.suspects) suspects.push_back(Json{{"request", api}, {"frame", HexString(bytes)}});
     j["suspects"] = std::move(suspects);
     j["replay"] = absl::StrFormat("kwire broker-fuzz --broker HOST:PORT --broker-pid PID --replay %s", hex_file);
   }
@@ -604,11 +604,11 @@ Json FindingJson(const Report& r, const Finding& f, const std::string& hex_file)
   j["framing"] = FramingName(f.framing);
   j["probe"] = f.probe;
   j["kwire_strict"] = f.strict_view;
-  j["request"] = Hex(f.request);
-  j["minimized"] = Hex(f.minimized);
+  j["request"] = HexString(f.request);
+  j["minimized"] = HexString(f.minimized);
   j["minimize_replays"] = f.evaluations;
   Json answers = Json::array();
-  for (const auto& a : f.answers) answers.push_back(Hex(a));
+  for (const auto& a : f.answers) answers.push_back(HexString(a));
   j["answers"] = std::move(answers);
   j["replay"] = absl::StrFormat("kwire broker-fuzz --broker %s --replay %s --timeout %g", HostPort(r.options.broker),
                                 hex_file, r.options.timeout_seconds);
@@ -640,8 +640,7 @@ std::vector<std::vector<uint8_t>> ReadFrames(const std::string& path, std::strin
       error = absl::StrCat(path, ": a line of hex with an odd number of digits");
       return {};
     }
-    const std::string bytes = absl::HexStringToBytes(digits);
-    frames.emplace_back(bytes.begin(), bytes.end());
+    ParseHex(digits, frames.emplace_back());  // digits checked above
   }
   if (!hex) frames = {std::vector<uint8_t>(text.begin(), text.end())};
   if (frames.empty()) error = absl::StrCat(path, ": no frame in it");
@@ -903,10 +902,10 @@ std::string RenderSummary(const Report& r) {
                           f.count, f.detail);
     if (f.has_request) {
       absl::StrAppendFormat(&s, "      request %d -> %d bytes: %s\n", f.request.size(), f.minimized.size(),
-                            Hex(f.minimized).substr(0, 160));
+                            HexString(f.minimized).substr(0, 160));
     }
     for (const auto& [api, bytes] : f.suspects) {
-      absl::StrAppendFormat(&s, "      sent just before: %s, %d bytes: %s\n", api, bytes.size(), Hex(bytes).substr(0, 120));
+      absl::StrAppendFormat(&s, "      sent just before: %s, %d bytes: %s\n", api, bytes.size(), HexString(bytes).substr(0, 120));
     }
   }
   if (!r.observations.empty()) {
@@ -939,12 +938,12 @@ bool WriteOutputs(const Report& r, const std::string& dir, std::string& error) {
     const std::string hex_file = (fs::path(dir) / absl::StrCat("finding-", i + 1, ".hex")).string();
     if (f.has_request) {
       std::ofstream h(hex_file);
-      h << "# " << f.id << ": " << f.signature << "\n" << Hex(f.minimized) << "\n";
+      h << "# " << f.id << ": " << f.signature << "\n" << HexString(f.minimized) << "\n";
       ok &= static_cast<bool>(h);
     } else if (!f.suspects.empty()) {  // the last requests before the broker went down, oldest first
       std::ofstream h(hex_file);
       h << "# " << f.id << ": " << f.signature << ": the last request of each connection, oldest first\n";
-      for (auto it = f.suspects.rbegin(); it != f.suspects.rend(); ++it) h << "# " << it->first << "\n" << Hex(it->second) << "\n";
+      for (auto it = f.suspects.rbegin(); it != f.suspects.rend(); ++it) h << "# " << it->first << "\n" << HexString(it->second) << "\n";
       ok &= static_cast<bool>(h);
     }
     findings << FindingJson(r, f, hex_file).dump() << "\n";
@@ -955,7 +954,7 @@ bool WriteOutputs(const Report& r, const std::string& dir, std::string& error) {
     j["signature"] = ob.signature;
     j["count"] = ob.count;
     j["mutant"] = ob.mutant_index;
-    j["request"] = Hex(ob.request);
+    j["request"] = HexString(ob.request);
     j["happened"] = ob.happened;
     observations << j.dump() << "\n";
   }
@@ -1001,7 +1000,7 @@ int Replay(const Options& o, std::ostream& out, std::ostream& err) {
       out << "  finding " << Signature(p, h) << ": " << h.detail << "\n";
       ++findings;
     }
-    for (const auto& a : oc.answers) out << "  answer: " << Hex(a).substr(0, 400) << "\n";
+    for (const auto& a : oc.answers) out << "  answer: " << HexString(a).substr(0, 400) << "\n";
     if (o.broker_pid > 0) {
       // A broker that ends itself closes first and exits a moment later: after a close,
       // wait for the exit up to 3 s (the timeout at most).

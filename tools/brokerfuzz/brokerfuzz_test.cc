@@ -33,9 +33,10 @@
 #include "codec/generated/metadata_response.h"
 #include "codec/generated/produce_request.h"
 #include "codec/generated/write_txn_markers_request.h"
+#include "codec/harness/minimal.h"
 #include "codec/protocol/frame.h"
-#include "codec/protocol/minimal.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/hex.h"
 #include "codec/wire/writer.h"
 #include "tools/diff/mutants.h"
 
@@ -629,7 +630,7 @@ TEST(Campaign, GarbageAnswersAreFoundMinimizedAndReplayed) {
   ASSERT_TRUE(std::getline(findings, line));
   const Json j = Json::parse(line);
   EXPECT_EQ(j["kind"], "undecodable");
-  EXPECT_EQ(j["minimized"], Hex(r.findings[0].minimized));
+  EXPECT_EQ(j["minimized"], HexString(r.findings[0].minimized));
   EXPECT_TRUE(absl::StrContains(j["replay"].get<std::string>(), "--replay " + (dir / "finding-1.hex").string()));
   EXPECT_TRUE(absl::StrContains(j["shell"].get<std::string>(), "/dev/tcp/127.0.0.1/" + std::to_string(b.port())));
   Options replay = o;
@@ -763,7 +764,7 @@ TEST(Campaign, ABrokerThatGoesDownEndsTheRun) {
 TEST(Campaign, ReplaySaysWhenTheBrokerProcessIsGone) {
   FakeBroker b(Correct);
   const fs::path file = fs::path(testing::TempDir()) / "brokerfuzz-replay.hex";
-  std::ofstream(file) << "# two frames\n" << Hex(Metadata(1)) << "\n" << Hex(Metadata(2)) << "\n";
+  std::ofstream(file) << "# two frames\n" << HexString(Metadata(1)) << "\n" << HexString(Metadata(2)) << "\n";
   Options o;
   o.broker = b.endpoint();
   o.replay_file = file.string();

@@ -5,28 +5,28 @@
 #include <limits>
 #include <set>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "codec/generated/api_versions_request.h"
 #include "codec/generated/add_partitions_to_txn_request.h"
 #include "codec/generated/alter_configs_request.h"
+#include "codec/generated/api_versions_request.h"
 #include "codec/generated/api_versions_response.h"
 #include "codec/generated/elect_leaders_request.h"
 #include "codec/generated/fetch_request.h"
 #include "codec/generated/metadata_request.h"
 #include "codec/generated/metadata_response.h"
 #include "codec/generated/produce_request.h"
-#include "codec/generated/write_txn_markers_request.h"
 #include "codec/generated/share_fetch_request.h"
+#include "codec/generated/write_txn_markers_request.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
 #include "codec/wire/error.h"
-#include "tools/json/json.h"
+#include "codec/wire/hex.h"
 #include "codec/wire/port.h"
+#include "tools/json/json.h"
 
 namespace kwire::brokerfuzz {
 namespace {
@@ -105,10 +105,6 @@ const char* FindingKindName(FindingKind k) {
     case FindingKind::kUnregistered: return "unregistered";
   }
   return "?";
-}
-
-std::string Hex(std::span<const uint8_t> b) {
-  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
 }
 
 std::vector<uint8_t> ApiVersionsRequestFrame(int32_t correlation_id) {

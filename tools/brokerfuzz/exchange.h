@@ -176,9 +176,6 @@ MetadataCheck CheckMetadata(const proxy::Endpoint& broker, int32_t correlation_i
 /// "kwire-broker-fuzz", ClientSoftwareVersion "1".
 std::vector<uint8_t> ApiVersionsRequestFrame(int32_t correlation_id);
 
-/// Lowercase hex of `b`.
-std::string Hex(std::span<const uint8_t> b);
-
 }  // namespace kwire::brokerfuzz
 
 #endif  // KWIRE_TOOLS_BROKERFUZZ_EXCHANGE_H_

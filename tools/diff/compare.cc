@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
 

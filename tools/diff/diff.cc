@@ -9,7 +9,6 @@
 #include <fstream>
 #include <ostream>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -17,6 +16,7 @@
 #include "absl/strings/strip.h"
 #include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/hex.h"
 #include "tools/diff/minimize.h"
 #include "tools/diff/seeds.h"
 #include "tools/diff/testees.h"
@@ -25,10 +25,6 @@ namespace kwire::diff {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string Hex(const std::vector<uint8_t>& b) {
-  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
-}
 
 bool Matches(const std::vector<std::string>& patterns, const std::string& signature) {
   for (const std::string& p : patterns) {
@@ -283,7 +279,7 @@ std::string RenderDiffSummary(const DiffReport& r) {
     if (!header) s += "\nunexpected findings:\n";
     header = true;
     absl::StrAppendFormat(&s, "  %s  %s  (%d mutants; %d -> %d bytes: %s)\n", f.id, f.signature, f.count,
-                          f.mutant.frame.size(), f.minimized.size(), Hex(f.minimized).substr(0, 160));
+                          f.mutant.frame.size(), f.minimized.size(), HexString(f.minimized).substr(0, 160));
   }
   return s;
 }
@@ -302,7 +298,7 @@ Json FindingRecord(const DiffReport& r, const Finding& f) {
   j["header_version"] = api == nullptr ? 0
                         : m.response   ? ResponseHeaderVersion(m.api_key, m.version)
                                        : RequestHeaderVersion(m.api_key, m.version);
-  j["frame"] = Hex(f.minimized);
+  j["frame"] = HexString(f.minimized);
   // kwire's strict reading of the minimized frame.
   absl::StatusOr<Json> value = absl::UnknownError("");
   absl::Status error;
@@ -348,7 +344,7 @@ Json FindingRecord(const DiffReport& r, const Finding& f) {
   Json answers = Json::object();
   for (size_t i = 0; i < f.answers.size() && i < r.labels.size(); ++i) answers[r.labels[i]] = AnswerJson(f.answers[i]);
   j["answers"] = answers;
-  j["original_frame"] = Hex(m.frame);
+  j["original_frame"] = HexString(m.frame);
   return j;
 }
 

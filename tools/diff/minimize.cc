@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/protocol/refusal.h"
 #include "fuzz/frame_mutator.h"
 #include "fuzz/frame_parts.h"

@@ -34,7 +34,7 @@ struct Minimized {
 /// mutator reads the frame and writes it back as it is (strings that are not UTF-8
 /// included), its structure-aware mutations that make the frame smaller (the API and
 /// version kept); and array elements, tagged fields and string or bytes contents removed
-/// at the offsets of kwire's explanation (codec/protocol/explain.h, Java quirks), the count
+/// at the offsets of kwire's explanation (codec/harness/explain.h, Java quirks), the count
 /// or length before them rewritten (these two only when the JSON could not hold the
 /// frame). Then byte by byte:
 /// chunks deleted, halving in size down to one byte, from the end towards the start,

@@ -5,9 +5,9 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "codec/protocol/explain.h"
-#include "fuzz/frame_mutator.h"
+#include "codec/harness/explain.h"
 #include "codec/wire/port.h"
+#include "fuzz/frame_mutator.h"
 
 namespace kwire::diff {
 namespace {

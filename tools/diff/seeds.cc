@@ -8,11 +8,11 @@
 #include <set>
 #include <tuple>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "tools/json/json.h"
+#include "codec/wire/hex.h"
 #include "codec/wire/port.h"
+#include "tools/json/json.h"
 
 namespace kwire::diff {
 namespace {
@@ -66,15 +66,11 @@ class Loader {
         if (dir != "request" && dir != "response") throw std::invalid_argument("direction");
         s.response = dir == "response";
         hex = r.at("frame").get<std::string>();
-        if (hex.size() % 2 != 0 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
-          throw std::invalid_argument("frame is not hex");
-        }
+        if (!ParseHex(hex, s.frame)) throw std::invalid_argument("frame is not hex");
       } catch (const std::exception& e) {
         errors_.push_back(absl::StrCat(path.string(), ":", line, ": not a vector record (", e.what(), ")"));
         continue;
       }
-      const std::string bytes = absl::HexStringToBytes(hex);
-      s.frame.assign(bytes.begin(), bytes.end());
       if (!s.response && s.frame.size() >= 8) {
         s.api_key = Be16(s.frame.data() + 4);
         s.version = Be16(s.frame.data() + 6);

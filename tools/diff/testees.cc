@@ -15,10 +15,10 @@
 #include <map>
 #include <sstream>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/hex.h"
 
 namespace kwire::diff {
 namespace {
@@ -140,10 +140,6 @@ std::string Shorten(std::string s, size_t n) {
     if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f) c = '?';
   }
   return s;
-}
-
-std::string Hex(const std::vector<uint8_t>& b) {
-  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
 }
 
 }  // namespace
@@ -378,7 +374,7 @@ std::vector<Answer> TesteeSet::Ask(const Mutant& m) {
             {"version", m.version},
             {"direction", m.response ? "response" : "request"},
             {"header_version", header_version},
-            {"frame", Hex(m.frame)}};
+            {"frame", HexString(m.frame)}};
   std::vector<Answer> out;
   for (size_t i = 0; i < testees_.size(); ++i) {
     Testee& t = *testees_[i];

@@ -8,10 +8,11 @@
 #include "codec/protocol/correlator.h"
 #include "codec/protocol/registry.h"
 #include "codec/wire/error.h"
+#include "codec/wire/hex.h"
+#include "codec/wire/port.h"
 #include "codec/wire/utf8.h"
 #include "tools/html/html_assets.h"  // generated from page.html, page.css, page.js
 #include "tools/html/schema.h"
-#include "codec/wire/port.h"
 
 namespace kwire::html {
 namespace {
@@ -140,8 +141,6 @@ Json SchemaData(const ApiInfo& api, Direction dir, int16_t version) {
   return j;
 }
 
-constexpr char kHexDigits[] = "0123456789abcdef";
-
 }  // namespace
 
 const char* SectionName(Section s) {
@@ -201,11 +200,7 @@ Json FrameData(const FrameView& f, const PageLimits& limits) {
   j["size"] = size;
 
   // Bytes: hex, redacted ones hidden.
-  std::string hex(size * 2, '0');
-  for (size_t i = 0; i < size; ++i) {
-    hex[2 * i] = kHexDigits[ex.bytes[i] >> 4];
-    hex[2 * i + 1] = kHexDigits[ex.bytes[i] & 15];
-  }
+  std::string hex = HexString(ex.bytes);
   for (const PrintNode& n : ex.nodes) {
     if (!n.redacted) continue;
     const size_t hi = std::min(n.offset + std::min(n.size, size), size);

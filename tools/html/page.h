@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/wire/types.h"
 
 namespace kwire::html {

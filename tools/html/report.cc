@@ -6,15 +6,15 @@
 #include <tuple>
 #include <utility>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "codec/harness/minimal.h"
+#include "codec/harness/print_records.h"
 #include "codec/protocol/frame.h"
-#include "codec/protocol/minimal.h"
 #include "codec/protocol/registry.h"
-#include "codec/records/print_records.h"
 #include "codec/wire/error.h"
+#include "codec/wire/hex.h"
 
 namespace kwire::html {
 namespace {
@@ -84,16 +84,6 @@ std::optional<size_t> AsOffset(const Json& j) {
   if (j.is_number_unsigned()) return j.get<size_t>();
   if (j.is_number_integer() && j.get<int64_t>() >= 0) return static_cast<size_t>(j.get<int64_t>());
   return std::nullopt;
-}
-
-bool ParseHex(const std::string& hex, std::vector<uint8_t>& out) {
-  if (hex.size() % 2 != 0) return false;
-  for (const char c : hex) {
-    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-  }
-  const std::string bytes = absl::HexStringToBytes(hex);
-  out.assign(bytes.begin(), bytes.end());
-  return true;
 }
 
 // "CorrelationId" -> "correlation_id" (the header's field names in the object tree).
@@ -538,8 +528,7 @@ Json NativeReportData(const conformance::Report& report, const ReportLimits& lim
       FrameExplanation ex = Explain(v.bytes, v.dir, v.api_key, v.version);
       f["mark"] = r.outcome == Outcome::kFail ? MarkJson(NativeMark(v, ex)) : Json(nullptr);
       f["command"] =
-          absl::StrCat("echo ", absl::BytesToHexString(absl::string_view(
-                                    reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size())),
+          absl::StrCat("echo ", HexString(v.bytes),
                        " | kwire explain ",
                        v.dir == Direction::kRequest
                            ? std::string("request")

@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/wire/types.h"
 #include "conformance/check.h"
 #include "conformance/testee.h"

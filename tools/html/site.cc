@@ -9,9 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "codec/protocol/explain.h"
-#include "codec/protocol/minimal.h"
-#include "codec/records/print_records.h"
+#include "codec/harness/explain.h"
+#include "codec/harness/minimal.h"
+#include "codec/harness/print_records.h"
 #include "tools/html/page.h"
 #include "tools/html/schema.h"
 

@@ -1,6 +1,6 @@
 // The documentation site (`kwire site OUTDIR`): an index of every API kwire speaks and
 // one page per API at its newest version with its documented minimal request and
-// response frames (codec/protocol/minimal.h) — summary, byte grid coloured by section,
+// response frames (codec/harness/minimal.h) — summary, byte grid coloured by section,
 // object tree — and the message schema from kwire's own definitions (schema.h).
 // conformance/vectors/seeds.txt holds two such pages' frames and trees
 // (DescribeDelegationToken v3, RenewDelegationToken v2); site_test.cc holds the pages

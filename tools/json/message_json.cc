@@ -10,31 +10,13 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "codec/wire/hex.h"
+
 namespace kwire::json_internal {
 namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
 constexpr uint64_t kCanonicalNan = 0x7ff8000000000000ull;
-
-int HexValue(char ch) {
-  if (ch >= '0' && ch <= '9') return ch - '0';
-  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-  return -1;
-}
-
-// Hex text → bytes; false on odd length or a non-hex character.
-bool ParseHex(std::string_view s, std::string& out) {
-  if (s.size() % 2 != 0) return false;
-  out.resize(s.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int hi = HexValue(s[2 * i]);
-    const int lo = HexValue(s[2 * i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out[i] = static_cast<char>(hi << 4 | lo);
-  }
-  return true;
-}
 
 const char* TypeName(const Json& j) { return j.type_name(); }
 
@@ -94,16 +76,7 @@ Json UuidToJson(const Uuid& u) {
   return HexToJson(std::string_view(reinterpret_cast<const char*>(u.bytes.data()), u.bytes.size()));
 }
 
-Json HexToJson(std::string_view bytes) {
-  std::string s;
-  s.resize(bytes.size() * 2);
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    const auto b = static_cast<uint8_t>(bytes[i]);
-    s[2 * i] = kHexDigits[b >> 4];
-    s[2 * i + 1] = kHexDigits[b & 0xf];
-  }
-  return Json(std::move(s));
-}
+Json HexToJson(std::string_view bytes) { return Json(HexString(bytes)); }
 
 void FromJson(Context& c, const Json& j, int8_t& v) { IntFromJson(c, j, v, "int8"); }
 void FromJson(Context& c, const Json& j, int16_t& v) { IntFromJson(c, j, v, "int16"); }

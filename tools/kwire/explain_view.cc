@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "codec/protocol/diagnose.h"
+#include "codec/harness/diagnose.h"
 
 namespace kwire::cli {
 namespace {

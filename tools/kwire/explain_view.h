@@ -1,4 +1,4 @@
-// What `kwire explain` prints of an explained frame (codec/protocol/explain.h): the
+// What `kwire explain` prints of an explained frame (codec/harness/explain.h): the
 // whole text by default, or, for large frames, a part of it:
 //
 //   --no-bytes   the object tree alone, no byte layout;
@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "codec/protocol/explain.h"
-#include "codec/schema/print.h"
+#include "codec/harness/explain.h"
+#include "codec/harness/print.h"
 
 namespace kwire::cli {
 

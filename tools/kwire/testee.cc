@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/hex.h"
 #include "tools/json/json.h"
 
 namespace kwire::cli {
@@ -28,11 +28,6 @@ Json Rejected(const absl::Status& s) {
   return a;
 }
 
-std::string Hex(std::span<const uint8_t> b) {
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
-}
-
 Json Answer(const Json& q, uint32_t quirks, RecordsMode records) {
   const std::string op = q.value("op", "");
   const bool request = q.value("direction", "") == "request";
@@ -41,16 +36,16 @@ Json Answer(const Json& q, uint32_t quirks, RecordsMode records) {
   if (op == "encode") {
     absl::StatusOr<std::vector<uint8_t>> frame = FrameFromJson(q);
     if (!frame.ok()) return Rejected(frame.status());
-    return {{"result", "ok"}, {"frame", Hex(*frame)}};
+    return {{"result", "ok"}, {"frame", HexString(*frame)}};
   }
   if (op != "decode" && op != "roundtrip" && op != "validate") {
     return {{"result", "unsupported"}, {"reason", absl::StrCat("no operation '", op, "'")}};
   }
   const std::string hex = q.value("frame", "");
-  if (hex.size() % 2 != 0 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+  std::string raw;
+  if (!ParseHex(hex, raw)) {
     return {{"result", "rejected"}, {"error", "the request's frame is not hex"}};
   }
-  const std::string raw = absl::HexStringToBytes(hex);
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
   FrameOptions options;
   options.quirks = quirks;
@@ -94,7 +89,7 @@ Json Answer(const Json& q, uint32_t quirks, RecordsMode records) {
   }
   if (op == "roundtrip") {
     if (!again.ok()) return Rejected(again.status());
-    return {{"result", "ok"}, {"frame", Hex(*again)}};
+    return {{"result", "ok"}, {"frame", HexString(*again)}};
   }
   // decode. Under quirks a decoded string may not be UTF-8 and so have no JSON form:
   // the frame was accepted all the same, and the answer says so.

@@ -24,11 +24,11 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/hex.h"
 #include "codec/wire/port.h"
 
 namespace kwire::pcap {
@@ -741,8 +741,7 @@ void Reader::Check(State& st, int d, std::span<const uint8_t> frame) {
     j["server"] = st.server;
     j["time"] = Now();
     if (o_.include_frames) {
-      j["frame"] = absl::BytesToHexString(
-          absl::string_view(reinterpret_cast<const char*>(frame.data()), frame.size()));
+      j["frame"] = HexString(frame);
     }
     Report(j);
   }

@@ -15,10 +15,10 @@
 #include <utility>  // before Boost.Asio 1.74: its awaitable.hpp uses std::exchange
 #include <boost/asio.hpp>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "codec/protocol/frame.h"
+#include "codec/wire/hex.h"
 #include "tools/proxy/address_rewrite.h"
 
 namespace kwire::proxy {
@@ -462,8 +462,7 @@ class Session : public std::enable_shared_from_this<Session> {
       Json j = traffic::ReportJson(c.report);
       if (rewritten > 0) j["rewritten"] = rewritten;
       if (impl_->options.include_frames) {
-        j["frame"] = absl::BytesToHexString(
-            absl::string_view(reinterpret_cast<const char*>(c.frame.data()), c.frame.size()));
+        j["frame"] = HexString(c.frame);
       }
       impl_->Report(j);
     }

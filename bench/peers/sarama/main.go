@@ -4,7 +4,7 @@
 //
 // Built by bench/peers/run.sh against one of two sarama releases:
 //   - peer "sarama": Debian's golang-github-shopify-sarama-dev 1.22.1 (GOPATH mode, the
-//     packaged sources, no network), with shim/kwire_peer.go added to a temporary copy
+//     packaged sources, no network), with conformance/testees/sarama/shim/kwire_peer.go added to a temporary copy
 //     of sarama's package (release_1_22.go);
 //   - peer "sarama-latest" (build tag sarama_latest): github.com/IBM/sarama as pinned by
 //     latest/go.mod and latest/go.sum (the release of conformance/testees/sarama-latest),

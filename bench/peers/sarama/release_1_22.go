@@ -1,7 +1,7 @@
 //go:build !sarama_latest
 
 // The peer "sarama": Debian's sarama 1.22.1 (bench/peers/run.sh builds it in GOPATH mode
-// with shim/kwire_peer.go added to a copy of the package).
+// with conformance/testees/sarama/shim/kwire_peer.go added to a copy of the package).
 
 package main
 

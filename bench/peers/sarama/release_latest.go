@@ -2,7 +2,7 @@
 
 // The peer "sarama-latest": github.com/IBM/sarama as latest/go.mod and latest/go.sum pin
 // it (the release of conformance/testees/sarama-latest), reached through that testee's
-// alias package (github.com/Shopify/sarama) and shims (shim/kwire_peer.go,
+// alias package (github.com/Shopify/sarama) and shims (conformance/testees/sarama/shim/kwire_peer.go,
 // shim/kwire_testee.go), which bench/peers/run.sh copies into the build tree and into a
 // copy of the module: decode (every request and response type sarama has), encode.
 

@@ -29,7 +29,7 @@ root="$(cd "$here/../../.." && pwd)"
 gotestee_args "$@"
 
 sarama_src=/usr/share/gocode/src/github.com/Shopify/sarama
-peer_shim="$root/bench/peers/sarama/shim/kwire_peer.go"
+peer_shim="$here/shim/kwire_peer.go"
 if ! command -v go >/dev/null || [ ! -d "$sarama_src" ]; then
   echo "run.sh: the sarama testee needs golang-go and golang-github-shopify-sarama-dev" \
        "(Debian 12: tools/install-deps.sh --peers, or" \

@@ -1,6 +1,6 @@
 // Exported entry points into sarama's own frame codec, for the newest sarama
 // (github.com/IBM/sarama, the version in ../go.mod): the same API as the peer benchmark's
-// bench/peers/sarama/shim/kwire_peer.go (KwirePeerFrame, KwirePeerDecodeRequest,
+// conformance/testees/sarama/shim/kwire_peer.go (KwirePeerFrame, KwirePeerDecodeRequest,
 // KwirePeerDecodeResponse, KwirePeerEncode, KwirePeerForgetEncodedRecords), which is
 // written against sarama 1.22.1 and does not compile against the newest release:
 // decode and versionedDecode gained a metrics.Registry parameter, responseHeader's

@@ -1,7 +1,7 @@
 // Exported entry points into sarama's own frame codec for kwire's conformance testee
 // (conformance/testees/sarama). run.sh copies Debian's sarama source into a temporary
 // GOPATH and adds this file and the peer benchmark's shim
-// (bench/peers/sarama/shim/kwire_peer.go: KwirePeerFrame, KwirePeerDecodeRequest,
+// (conformance/testees/sarama/shim/kwire_peer.go: KwirePeerFrame, KwirePeerDecodeRequest,
 // KwirePeerEncode) to the copy; nothing of sarama is changed.
 //
 // Requests are decoded by sarama's own decodeRequest (request.go), reading the frame

@@ -1,10 +1,10 @@
 // Decode errors that name the fault (issue 35 item 2): the length or count a failure is
-// in, and the hints of codec/protocol/diagnose.h — one test per kind of fault: a string
+// in, and the hints of codec/harness/diagnose.h — one test per kind of fault: a string
 // length (int16 and compact), a bytes length (int32 and compact), an array count (int32
 // and compact), a size prefix off by ±1 / ±3 (alone and in a stream), a response read at
 // the wrong version, a request whose header names the wrong version; and the explain
 // rows and byte map of a failure.
-#include "codec/protocol/diagnose.h"
+#include "codec/harness/diagnose.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include "codec/generated/metadata_request.h"
 #include "codec/generated/metadata_response.h"
 #include "codec/generated/sasl_authenticate_response.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/protocol/frame.h"
 
 namespace kwire {

@@ -1,6 +1,6 @@
 // Out-of-line parts of the fillers (fill.h): the empty RecordBatch of minimal
 // instances and the run-time dispatch over the generated FillOps table.
-#include "codec/schema/fill.h"
+#include "codec/harness/fill.h"
 
 #include <cstring>
 

@@ -16,8 +16,8 @@
 //
 // Never fails: decoding errors become "error" nodes and stop at that batch (the
 // iterator's error) or at that batch's records (records errors; iteration continues).
-#ifndef KWIRE_CODEC_RECORDS_EXPLAIN_H_
-#define KWIRE_CODEC_RECORDS_EXPLAIN_H_
+#ifndef KWIRE_CODEC_HARNESS_RECORDS_EXPLAIN_H_
+#define KWIRE_CODEC_HARNESS_RECORDS_EXPLAIN_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -90,4 +90,4 @@ std::string AbbreviateBytes(const std::optional<std::string_view>& bytes, size_t
 
 }  // namespace kwire
 
-#endif  // KWIRE_CODEC_RECORDS_EXPLAIN_H_
+#endif  // KWIRE_CODEC_HARNESS_RECORDS_EXPLAIN_H_

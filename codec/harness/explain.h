@@ -1,6 +1,6 @@
 // Explaining whole frames: the object tree of a size-prefixed request or response (size
 // prefix, header, body) with the byte offset, size, Kafka type and value of every field,
-// in the style of the reference documentation pages (see codec/schema/print.h for the
+// in the style of the reference documentation pages (see codec/harness/print.h for the
 // node model and the renderers, conformance/vectors/seeds.txt for the reference trees).
 //
 // There is one walk: the explanation is the decoder's own frame walk (frame.cc: size
@@ -8,8 +8,8 @@
 // observing it (frame_internal::FrameObserver, print.h's DecodeObserver), so its status is
 // the decoder's by construction, and an explanation of bad bytes shows the tree up to the
 // failure and the precise error.
-#ifndef KWIRE_CODEC_PROTOCOL_EXPLAIN_H_
-#define KWIRE_CODEC_PROTOCOL_EXPLAIN_H_
+#ifndef KWIRE_CODEC_HARNESS_EXPLAIN_H_
+#define KWIRE_CODEC_HARNESS_EXPLAIN_H_
 
 #include <cstdint>
 #include <span>
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "codec/schema/print.h"
+#include "codec/harness/print.h"
 
 namespace kwire {
 
@@ -46,4 +46,4 @@ std::string RenderFrameExplanation(const FrameExplanation& ex);
 
 }  // namespace kwire
 
-#endif  // KWIRE_CODEC_PROTOCOL_EXPLAIN_H_
+#endif  // KWIRE_CODEC_HARNESS_EXPLAIN_H_

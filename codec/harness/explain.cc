@@ -1,9 +1,9 @@
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
-#include "codec/protocol/diagnose.h"
+#include "codec/harness/diagnose.h"
 #include "codec/protocol/frame.h"
 
 namespace kwire {

@@ -2,7 +2,7 @@
 // instances, the object tree tiles the frame exactly, decodes the same message as the
 // decoder, and fails exactly where (and how) the decoder fails on truncated or corrupted
 // bytes. Plus redaction, tagged fields, records and the text renderers.
-#include "codec/schema/print.h"
+#include "codec/harness/print.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,10 +15,10 @@
 #include "codec/generated/delete_groups_request.h"
 #include "codec/generated/describe_delegation_token_request.h"
 #include "codec/generated/sasl_authenticate_request.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
+#include "codec/harness/minimal.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/frame_test_util.h"
-#include "codec/protocol/minimal.h"
 #include "codec/protocol/registry.h"
 
 namespace kwire {

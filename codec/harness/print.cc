@@ -1,6 +1,6 @@
 // Out-of-line, type-independent parts of the explain visitor (print.h): node
 // bookkeeping, value text, and the text renderers.
-#include "codec/schema/print.h"
+#include "codec/harness/print.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,6 +10,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "codec/wire/hex.h"
 #include "codec/wire/utf8.h"
 
 namespace kwire {
@@ -118,7 +119,7 @@ std::string Quote(std::string_view s, size_t max) {
 std::string HexValue(std::string_view s, size_t max) {
   if (s.empty()) return "empty";
   const size_t n = std::min(s.size(), std::max<size_t>(1, max / 2));
-  std::string out = "0x" + absl::BytesToHexString(absl::string_view(s.data(), n));
+  std::string out = "0x" + HexString(s.substr(0, n));
   if (n < s.size()) out += "...";
   return out;
 }
@@ -199,7 +200,7 @@ std::string PrintObserver::Label(const FieldSpec& f) const {
 std::string PrintObserver::Type(const FieldSpec& f) const {
   if (!header_style_) return f.type_name;
   std::string t = FieldTypeName(f.type);
-  return f.nullable.Contains(version_) ? "nullable_" + t : t;
+  return rule_.Nullable(f) ? "nullable_" + t : t;
 }
 
 void PrintObserver::Open(const Reader& r, Kind kind, std::string label, std::string type,

@@ -27,10 +27,10 @@
 // auth bytes, token HMACs, SCRAM salts and salted passwords) are redacted, value and
 // byte layout alike, unless PrintOptions::show_secrets.
 //
-// Frames (size prefix + header + body) are explained by codec/protocol/explain.h; the
+// Frames (size prefix + header + body) are explained by codec/harness/explain.h; the
 // renderers below turn any node list into the pages' text tree and a hex byte layout.
-#ifndef KWIRE_CODEC_SCHEMA_PRINT_H_
-#define KWIRE_CODEC_SCHEMA_PRINT_H_
+#ifndef KWIRE_CODEC_HARNESS_PRINT_H_
+#define KWIRE_CODEC_HARNESS_PRINT_H_
 
 #include <algorithm>
 #include <cstddef>
@@ -106,7 +106,7 @@ struct PrintOptions {
   bool show_secrets = false;         ///< Print sensitive fields instead of redacting them.
   size_t max_value_chars = 64;       ///< Longer strings / bytes are shortened with "...".
   RecordsPrinter records = nullptr;  ///< See RecordsPrinter; nullptr: opaque.
-  /// Frame explanations (codec/protocol/explain.h) validate records fields as frame
+  /// Frame explanations (codec/harness/explain.h) validate records fields as frame
   /// decoding does (FrameOptions::records_mode), so their verdict is the decoder's;
   /// kOpaque leaves them unexamined.
   RecordsMode records_mode = RecordsMode::kValidate;
@@ -178,8 +178,8 @@ namespace print_internal {
 // `header_style` the protocol guide's header fields (snake_case names, nullable_ types).
 class PrintObserver final : public DecodeObserver {
  public:
-  PrintObserver(PrintBuilder& b, std::string path, int16_t version, bool header_style)
-      : b_(b), version_(version), header_style_(header_style) {
+  PrintObserver(PrintBuilder& b, std::string path, VersionRule rule, bool header_style)
+      : b_(b), rule_(rule), header_style_(header_style) {
     paths_.push_back(std::move(path));
   }
 
@@ -225,7 +225,7 @@ class PrintObserver final : public DecodeObserver {
   PrintNode& Top() { return b_.node(open_.back()); }
 
   PrintBuilder& b_;
-  int16_t version_;
+  VersionRule rule_;  // the message's version rule (spec.h): nullable_ types ask it
   bool header_style_;
   std::vector<size_t> open_;         // open nodes, innermost last
   std::vector<std::string> paths_;   // paths of the open fields and elements
@@ -262,9 +262,9 @@ void PrintBody(Reader& r, int16_t version, PrintBuilder& b, M& out, const PrintS
   if (!M::kMessage.valid.Contains(version)) {
     print_internal::FailVersion(r, version, M::kMessage);
   } else {
-    print_internal::PrintObserver o(b, scope.path, version, scope.header_style);
-    schema_internal::ObservedContext c{
-        {VersionRule::Of(M::kMessage, version), r, &root, 0, b.records()}, o};
+    const VersionRule rule = VersionRule::Of(M::kMessage, version);
+    print_internal::PrintObserver o(b, scope.path, rule, scope.header_style);
+    schema_internal::ObservedContext c{{rule, r, &root, 0, b.records()}, o};
     schema_internal::DecodeStruct(c, out);
   }
   b.Close(r, n);
@@ -312,4 +312,4 @@ std::string RenderByteLayout(std::span<const uint8_t> bytes, const std::vector<P
 
 }  // namespace kwire
 
-#endif  // KWIRE_CODEC_SCHEMA_PRINT_H_
+#endif  // KWIRE_CODEC_HARNESS_PRINT_H_

@@ -20,9 +20,9 @@
 // "Decodes cleanly" is DecodeRequestFrame / DecodeResponseFrame returning OK under the
 // same FrameOptions. A hint is a lead, not a verdict: the frame is still invalid. The core
 // decoder is not involved (no cost on its paths); the prefixes come from the frame's
-// explanation (codec/protocol/explain.h), so this is part of kwire::explain.
-#ifndef KWIRE_CODEC_PROTOCOL_DIAGNOSE_H_
-#define KWIRE_CODEC_PROTOCOL_DIAGNOSE_H_
+// explanation (codec/harness/explain.h), so this is part of kwire::explain.
+#ifndef KWIRE_CODEC_HARNESS_DIAGNOSE_H_
+#define KWIRE_CODEC_HARNESS_DIAGNOSE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/protocol/frame.h"
 
 namespace kwire {
@@ -99,7 +99,7 @@ std::vector<int16_t> ResponseVersionsThatDecode(std::span<const uint8_t> frame, 
 /// "hint: " and the text of each hint, one per line.
 std::string RenderHints(const std::vector<DecodeHint>& hints);
 
-// ---- The failure in an explanation (codec/protocol/explain.h). ExplainRequestFrame and
+// ---- The failure in an explanation (codec/harness/explain.h). ExplainRequestFrame and
 // ExplainResponseFrame apply AddValueLengthRows(ex, false), and RenderFrameExplanation
 // prints RenderMarkedByteLayout and ErrorInContext.
 
@@ -127,4 +127,4 @@ Error ErrorInContext(const FrameExplanation& ex);
 
 }  // namespace kwire
 
-#endif  // KWIRE_CODEC_PROTOCOL_DIAGNOSE_H_
+#endif  // KWIRE_CODEC_HARNESS_DIAGNOSE_H_

@@ -1,8 +1,8 @@
 // The documented minimal frame (conformance/README.md, "The rule"): the smallest legal
-// instance of a message (FillMinimal, codec/schema/fill.h; library kwire::fill) in a frame with correlation_id 0 and
+// instance of a message (FillMinimal, codec/harness/fill.h; library kwire::fill) in a frame with correlation_id 0 and
 // client_id "". Shared by the conformance runner, the `kwire minimal` command and tests.
-#ifndef KWIRE_CODEC_PROTOCOL_MINIMAL_H_
-#define KWIRE_CODEC_PROTOCOL_MINIMAL_H_
+#ifndef KWIRE_CODEC_HARNESS_MINIMAL_H_
+#define KWIRE_CODEC_HARNESS_MINIMAL_H_
 
 #include <cstdint>
 #include <vector>
@@ -20,4 +20,4 @@ namespace kwire {
 
 }  // namespace kwire
 
-#endif  // KWIRE_CODEC_PROTOCOL_MINIMAL_H_
+#endif  // KWIRE_CODEC_HARNESS_MINIMAL_H_

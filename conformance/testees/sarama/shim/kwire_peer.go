@@ -1,4 +1,5 @@
-// Exported entry points into sarama's own frame codec, for kwire's peer benchmark
+// Exported entry points into sarama's own frame codec: the sarama adapter's one home, for
+// the testee (conformance/testees/sarama/run.sh) and kwire's peer benchmark
 // (bench/peers/run.sh). sarama 1.22.1 decodes and encodes messages only through
 // unexported functions (decode, versionedDecode, encode, the types' decode/encode
 // methods, responseHeader, request), which its Broker and MockBroker call. run.sh copies

@@ -1,4 +1,4 @@
-#include "codec/records/print_records.h"
+#include "codec/harness/print_records.h"
 
 namespace kwire {
 

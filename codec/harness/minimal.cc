@@ -1,7 +1,7 @@
-#include "codec/protocol/minimal.h"
+#include "codec/harness/minimal.h"
 
+#include "codec/harness/fill.h"
 #include "codec/protocol/frame.h"
-#include "codec/schema/fill.h"
 
 namespace kwire {
 

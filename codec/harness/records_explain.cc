@@ -1,9 +1,11 @@
-#include "codec/records/explain.h"
+#include "codec/harness/records_explain.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "codec/wire/hex.h"
+#include "codec/wire/utf8.h"
 
 namespace kwire {
 
@@ -16,26 +18,8 @@ std::string AbbreviateBytes(const std::optional<std::string_view>& bytes, size_t
     const unsigned char u = static_cast<unsigned char>(c);
     return (u >= 0x20 && u < 0x7f) || c == '\n' || c == '\t' || c == '\r';
   });
-  std::string out;
-  if (text) {
-    out += '"';
-    for (char c : shown) {
-      switch (c) {
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        default: out += c;
-      }
-    }
-    out += '"';
-  } else {
-    for (size_t i = 0; i < shown.size(); ++i) {
-      if (i > 0) out += ' ';
-      absl::StrAppendFormat(&out, "%02x", static_cast<unsigned char>(shown[i]));
-    }
-  }
+  // Text (printable ASCII, \n \t \r) is escaped as every displayed string is.
+  std::string out = text ? "\"" + EscapeUtf8ForDisplay(shown) + "\"" : HexString(shown, " ");
   if (b.size() > max_bytes) absl::StrAppendFormat(&out, " … (%d bytes)", b.size());
   return out;
 }

@@ -3,8 +3,8 @@
 // fuzz seeds). Both only touch fields present at the version, so the result encodes
 // at that version. Library kwire::fill (not part of the core codec): the fillers of
 // every message type are instantiated in its own generated table (FillOps).
-#ifndef KWIRE_CODEC_SCHEMA_FILL_H_
-#define KWIRE_CODEC_SCHEMA_FILL_H_
+#ifndef KWIRE_CODEC_HARNESS_FILL_H_
+#define KWIRE_CODEC_HARNESS_FILL_H_
 
 #include <cstdint>
 #include <optional>
@@ -57,7 +57,9 @@ struct MinimalFiller {
   int16_t version;
   template <class T>
   void operator()(const FieldSpec& f, T& value) {
-    if (!f.versions.Contains(version)) return;
+    // Presence alone: the rule's flexible flag matters only to tagged fields, which stay
+    // absent here.
+    if (!VersionRule{version, false}.Present(f)) return;
     if constexpr (kIsTagged<T>) {
       value.reset();  // tagged fields stay at their default: absent
     } else {
@@ -76,7 +78,7 @@ void FillMinimalStruct(int16_t version, S& s) {
 struct RandomFiller;
 
 template <KafkaStruct S>
-void FillRandomStruct(std::mt19937_64& rng, int16_t version, bool flexible, S& s);
+void FillRandomStruct(std::mt19937_64& rng, VersionRule rule, S& s);
 
 inline bool Chance(std::mt19937_64& rng, int percent) {
   return static_cast<int>(rng() % 100) < percent;
@@ -107,8 +109,7 @@ inline std::string RandomRecords(std::mt19937_64& rng, const FieldSpec& f, int16
 }
 
 template <class T>
-void FillRandomValue(std::mt19937_64& rng, int16_t version, bool flexible, const FieldSpec& f,
-                     T& v) {
+void FillRandomValue(std::mt19937_64& rng, VersionRule rule, const FieldSpec& f, T& v) {
   if constexpr (std::is_same_v<T, bool>) {
     v = (rng() & 1) != 0;
   } else if constexpr (std::is_same_v<T, double>) {
@@ -121,47 +122,46 @@ void FillRandomValue(std::mt19937_64& rng, int16_t version, bool flexible, const
   } else if constexpr (std::is_same_v<T, std::string>) {
     v = RandomBytes(rng, 8);
   } else if constexpr (std::is_same_v<T, Records>) {
-    v = Records(RandomRecords(rng, f, version));
+    v = Records(RandomRecords(rng, f, rule.version));
   } else if constexpr (KafkaStruct<T>) {
-    FillRandomStruct(rng, version, flexible, v);
+    FillRandomStruct(rng, rule, v);
   } else if constexpr (IsOptionalT<T>::value) {
-    if (f.nullable.Contains(version) && Chance(rng, 20)) {
+    if (rule.Nullable(f) && Chance(rng, 20)) {
       v.reset();
     } else {
-      FillRandomValue(rng, version, flexible, f, v.emplace());
+      FillRandomValue(rng, rule, f, v.emplace());
     }
   } else {  // std::vector<E>: 0–3 elements
     v.clear();
     v.resize(rng() % 4);
-    for (auto& e : v) FillRandomValue(rng, version, flexible, f, e);
+    for (auto& e : v) FillRandomValue(rng, rule, f, e);
   }
 }
 
 struct RandomFiller {
   std::mt19937_64& rng;
-  int16_t version;
-  bool flexible;
+  VersionRule rule;
   template <class T>
   void operator()(const FieldSpec& f, T& value) {
-    if (!f.versions.Contains(version)) return;
+    if (!rule.Present(f)) return;
     if constexpr (kIsTagged<T>) {
       if (Chance(rng, 50)) {
-        FillRandomValue(rng, version, flexible, f, value.emplace());
+        FillRandomValue(rng, rule, f, value.emplace());
       } else {
         value.reset();
       }
     } else {
-      FillRandomValue(rng, version, flexible, f, value);
+      FillRandomValue(rng, rule, f, value);
     }
   }
 };
 
 template <KafkaStruct S>
-void FillRandomStruct(std::mt19937_64& rng, int16_t version, bool flexible, S& s) {
-  RandomFiller r{rng, version, flexible};
+void FillRandomStruct(std::mt19937_64& rng, VersionRule rule, S& s) {
+  RandomFiller r{rng, rule};
   S::VisitFields(r, s);
   s.unknown_tagged_fields.clear();
-  if (flexible && Chance(rng, 30)) {
+  if (rule.flexible && Chance(rng, 30)) {
     // Tags far above any known tag, ascending.
     uint32_t tag = 100 + static_cast<uint32_t>(rng() % 50);
     for (int i = 0, n = 1 + static_cast<int>(rng() % 2); i < n; ++i) {
@@ -186,7 +186,7 @@ void FillMinimal(int16_t version, S& s) {
 /// versions) unknown tagged fields. Deterministic for a given rng state.
 template <KafkaStruct S>
 void FillRandom(std::mt19937_64& rng, int16_t version, bool flexible, S& s) {
-  schema_internal::FillRandomStruct(rng, version, flexible, s);
+  schema_internal::FillRandomStruct(rng, VersionRule{version, flexible}, s);
 }
 
 /// The fillers of one message type, for run-time dispatch (kwire::fill's generated
@@ -204,7 +204,7 @@ constexpr FillOps MakeFillOps() {
       &M::kMessage,
       [](int16_t v, void* m) { FillMinimal(v, *static_cast<M*>(m)); },
       [](std::mt19937_64& rng, int16_t v, void* m) {
-        FillRandom(rng, v, M::kMessage.flexible.Contains(v), *static_cast<M*>(m));
+        schema_internal::FillRandomStruct(rng, VersionRule::Of(M::kMessage, v), *static_cast<M*>(m));
       },
   };
 }
@@ -221,4 +221,4 @@ void FillRandom(std::mt19937_64& rng, int16_t version, AnyMessage& m);
 
 }  // namespace kwire
 
-#endif  // KWIRE_CODEC_SCHEMA_FILL_H_
+#endif  // KWIRE_CODEC_HARNESS_FILL_H_

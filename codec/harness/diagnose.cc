@@ -1,4 +1,4 @@
-#include "codec/protocol/diagnose.h"
+#include "codec/harness/diagnose.h"
 
 #include <algorithm>
 #include <optional>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "codec/protocol/explain.h"
+#include "codec/harness/explain.h"
 #include "codec/protocol/registry.h"
 #include "codec/wire/port.h"
 #include "codec/wire/utf8.h"
@@ -279,7 +279,7 @@ bool BodyFlexible(const FrameExplanation& ex) {
   for (const ApiInfo& api : AllApis()) {
     for (Direction d : {Direction::kRequest, Direction::kResponse}) {
       const MessageSpec* spec = api.ops(d).spec;
-      if (root.label == spec->name) return spec->flexible.Contains(version);
+      if (root.label == spec->name) return VersionRule::Of(*spec, version).flexible;
     }
   }
   return false;

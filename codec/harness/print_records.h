@@ -1,19 +1,19 @@
 // Adapter from the records explain hook (explain.h) to the message printer's
-// RecordsPrinter (codec/schema/print.h), so `kwire explain` shows the batches of every
+// RecordsPrinter (codec/harness/print.h), so `kwire explain` shows the batches of every
 // records field: set PrintOptions::records = &PrintRecordBatches.
 //
 // Library kwire_records_print (kwire_records + kwire_codec); kwire_records itself does
 // not depend on the message code.
-#ifndef KWIRE_CODEC_RECORDS_PRINT_RECORDS_H_
-#define KWIRE_CODEC_RECORDS_PRINT_RECORDS_H_
+#ifndef KWIRE_CODEC_HARNESS_PRINT_RECORDS_H_
+#define KWIRE_CODEC_HARNESS_PRINT_RECORDS_H_
 
 #include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "codec/records/explain.h"
-#include "codec/schema/print.h"
+#include "codec/harness/print.h"
+#include "codec/harness/records_explain.h"
 
 namespace kwire {
 
@@ -34,4 +34,4 @@ void AppendPrintNodes(const std::vector<ExplainNode>& nodes, int depth, const st
 
 }  // namespace kwire
 
-#endif  // KWIRE_CODEC_RECORDS_PRINT_RECORDS_H_
+#endif  // KWIRE_CODEC_HARNESS_PRINT_RECORDS_H_
