@@ -294,7 +294,7 @@ void WalkStruct(Walk& w, S& s);
 // A new value for a field (or array element), filled at random at the walk's version.
 template <class T>
 void FillNew(Walk& w, const FieldSpec& f, T& v) {
-  schema_internal::FillRandomValue(w.mu.rng, w.version, w.flexible, f, v);
+  schema_internal::FillRandomValue(w.mu.rng, static_cast<const VersionRule&>(w), f, v);
 }
 
 template <class E>

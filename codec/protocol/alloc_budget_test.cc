@@ -354,7 +354,7 @@ TEST(AllocationBudget, ExplainFailsExactlyWhereTheDecoderDoes) {
     const Error decoded = ErrorOf(DecodeRequestFrame(c.frame, Budget(c.budget)).status());
     EXPECT_EQ(decoded.kind, ErrorKind::kAllocationBudget);
     PrintOptions po;
-    po.max_alloc_bytes = c.budget;
+    po.decode.max_alloc_bytes = c.budget;
     const FrameExplanation ex = ExplainRequestFrame(c.frame, po);
     EXPECT_EQ(ErrorOf(ex.status), decoded);
     EXPECT_EQ(ErrorOf(ex.tree_status), decoded);

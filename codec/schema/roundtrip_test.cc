@@ -58,7 +58,7 @@ TEST(TaggedFieldsInPlace, LongValuesAndUnknownTagsBetweenKnownOnes) {
   // The body's tagged-field section: count 3; tag 0, size 202 (ca 01), the string's
   // compact length 201 (c9 01) and 200 x; tag 1, size 13, the struct (int32, int64, its
   // own empty tag section); tag 5, size 2, "ab".
-  const std::string want = "\x03\x00\xca\x01\xc9\x01" + std::string(200, 'x') +
+  const std::string want = std::string("\x03\x00\xca\x01\xc9\x01", 6) + std::string(200, 'x') +
                            std::string("\x01\x0d\x00\x00\x00\x01"
                                        "\x00\x00\x00\x00\x00\x00\x00\x02\x00",
                                        15) +
