@@ -33,7 +33,7 @@ symbols(${FILL} fill)
 # The core holds the table and its decode entry, i.e. the plain decode walk...
 expect(core "${core}" "kwire::generated::kFetchRequestOps" TRUE "the FetchRequest table")
 expect(core "${core}"
-       "MakeMessageOps<kwire::FetchRequest>\\(\\)::{lambda\\(kwire::Reader&, short, void\\*\\)"
+       "MakeMessageOps<kwire::FetchRequest>\\(\\)::{lambda\\(kwire::Reader&, short, void\\*, kwire::RecordsDecode const&\\)"
        TRUE "the plain decode walk (the table's decode entry)")
 # ... and none of the observed walk (explain) or the fillers.
 expect(core "${core}" "ObservedContext|PrintObserver|PrintBuilder|RenderObjectTree|MakeExplainOps" FALSE
