@@ -143,16 +143,23 @@ void HideUnlocatedSecrets(FrameExplanation& ex, const MessageSpec* spec,
   ex.nodes.push_back(std::move(hidden));
 }
 
-}  // namespace
-
-FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const PrintOptions& options) {
-  FrameExplanation ex;
-  ex.bytes.assign(frame.begin(), frame.end());
+// The frame decode an explanation observes: the print options' quirks, budget and records
+// handling.
+FrameOptions FrameOptionsOf(const PrintOptions& options) {
   FrameOptions fo;
   fo.quirks = options.decode.quirks;
   fo.max_alloc_bytes = options.decode.max_alloc_bytes;
   fo.records_mode = options.records_mode;
   fo.borrow_records = options.borrow_records;
+  return fo;
+}
+
+}  // namespace
+
+FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const PrintOptions& options) {
+  FrameExplanation ex;
+  ex.bytes.assign(frame.begin(), frame.end());
+  const FrameOptions fo = FrameOptionsOf(options);
   const ApiInfo* keyed = nullptr;  // the API named by the key, whatever the version
   const ApiInfo* api = nullptr;    // the same when the version is valid
   int16_t version = 0;
@@ -193,11 +200,7 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
                                       int16_t api_version, const PrintOptions& options) {
   FrameExplanation ex;
   ex.bytes.assign(frame.begin(), frame.end());
-  FrameOptions fo;
-  fo.quirks = options.decode.quirks;
-  fo.max_alloc_bytes = options.decode.max_alloc_bytes;
-  fo.records_mode = options.records_mode;
-  fo.borrow_records = options.borrow_records;
+  const FrameOptions fo = FrameOptionsOf(options);
   const ApiInfo* const keyed = FindApi(api_key);
   // An ApiVersions version above kwire's newest is read as KIP-511's v0 fallback.
   const bool newer_api_versions = keyed != nullptr && api_key == 18 &&
