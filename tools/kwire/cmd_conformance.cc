@@ -22,35 +22,14 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "codec/harness/diagnose.h"
-#include "codec/harness/explain.h"
-#include "codec/harness/minimal.h"
-#include "codec/protocol/correlator.h"
 #include "codec/protocol/frame.h"
-#include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
-#include "codec/wire/hex.h"
 #include "conformance/check.h"
 #include "conformance/testee.h"
-#include "tools/kwire/explain_view.h"
 #include "tools/kwire/testee.h"
-#include "tools/proxy/proxy.h"
-#if KWIRE_HAVE_PCAP
-#include "tools/pcap/pcap.h"
-#endif
-#if KWIRE_HAVE_DIFF
-#include "tools/diff/diff.h"
-#endif
-#if KWIRE_HAVE_BROKERFUZZ
-#include "tools/brokerfuzz/brokerfuzz.h"
-#endif
 #include "tools/html/page.h"
 #include "tools/html/report.h"
-#include "tools/html/site.h"
 #include "tools/json/json.h"
-#if KWIRE_HAVE_RECORDS_PRINT
-#include "codec/harness/print_records.h"
-#endif
 
 namespace kwire::cli::internal {
 
