@@ -13,6 +13,7 @@
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
 #include "codec/wire/hex.h"
+#include "conformance/xml_escape.h"
 
 namespace kwire::conformance {
 namespace {
@@ -482,36 +483,6 @@ std::string RenderSummary(const Report& report, size_t max_failures) {
 }
 
 namespace {
-
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          out += absl::StrFormat("&#x%x;", static_cast<unsigned char>(c) + 0x2400);  // visible
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  return out;
-}
 
 std::string JsonEscape(const std::string& s) {
   std::string out = "\"";

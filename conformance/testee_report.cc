@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "conformance/testee.h"
 #include "conformance/testee_internal.h"
+#include "conformance/xml_escape.h"
 #include "tools/json/json.h"
 
 namespace kwire::conformance {
@@ -20,26 +21,8 @@ using testee_internal::Clean;
 using testee_internal::kOps;
 using testee_internal::Shorten;
 
-std::string XmlEscape(const std::string& text) {
-  const std::string s = Clean(text);
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default:
-        // XML 1.0 forbids most control characters even as references.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          out += '?';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
+// Report text for the JUnit file: cleaned (testee_internal::Clean), then XML-escaped.
+std::string JunitText(const std::string& text) { return XmlEscape(Clean(text)); }
 
 std::string Describe(const JsonlVector& v, const TesteeResult& r) {
   std::vector<std::string> parts;
@@ -134,7 +117,7 @@ std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
 
 std::string RenderTesteeJUnit(const TesteeReport& r) {
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  absl::StrAppend(&out, "<testsuites name=\"kwire conformance: ", XmlEscape(r.name.empty() ? r.options.command : r.name),
+  absl::StrAppend(&out, "<testsuites name=\"kwire conformance: ", JunitText(r.name.empty() ? r.options.command : r.name),
                   "\" tests=\"", r.results.size(), "\" failures=\"",
                   r.Count(TesteeOutcome::kFail) + r.Count(TesteeOutcome::kUnexpectedPass) +
                       r.Count(TesteeOutcome::kNotRun),
@@ -146,19 +129,19 @@ std::string RenderTesteeJUnit(const TesteeReport& r) {
       const JsonlVector& v = r.vectors[res.vector];
       if (v.category != c) continue;
       ++n;
-      absl::StrAppend(&cases, "    <testcase classname=\"kwire.conformance.", c, "\" name=\"", XmlEscape(v.id), "\">");
+      absl::StrAppend(&cases, "    <testcase classname=\"kwire.conformance.", c, "\" name=\"", JunitText(v.id), "\">");
       switch (res.outcome) {
         case TesteeOutcome::kPass: break;
         case TesteeOutcome::kFail:
         case TesteeOutcome::kNotRun:
           ++failures;
-          absl::StrAppend(&cases, "<failure message=\"", XmlEscape(Shorten(Describe(v, res), 300)), "\">",
-                          XmlEscape(Describe(v, res)), "</failure>");
+          absl::StrAppend(&cases, "<failure message=\"", JunitText(Shorten(Describe(v, res), 300)), "\">",
+                          JunitText(Describe(v, res)), "</failure>");
           break;
         case TesteeOutcome::kUnexpectedPass:
           ++failures;
           absl::StrAppend(&cases, "<failure message=\"passes, but is listed as an expected failure\">",
-                          XmlEscape(res.expected_reason), "</failure>");
+                          JunitText(res.expected_reason), "</failure>");
           break;
         case TesteeOutcome::kUnsupported:
           ++skipped;
@@ -166,7 +149,7 @@ std::string RenderTesteeJUnit(const TesteeReport& r) {
           break;
         case TesteeOutcome::kExpectedFailure:
           ++skipped;
-          absl::StrAppend(&cases, "<skipped message=\"expected failure: ", XmlEscape(res.expected_reason), "\"/>");
+          absl::StrAppend(&cases, "<skipped message=\"expected failure: ", JunitText(res.expected_reason), "\"/>");
           break;
       }
       absl::StrAppend(&cases, "</testcase>\n");

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "conformance/line_process.h"
+#include "conformance/xml_escape.h"
 
 #ifndef KWIRE_CONFORMANCE_DIR
 #error "KWIRE_CONFORMANCE_DIR must name conformance/vectors"
@@ -520,6 +521,14 @@ TEST_F(RunTest, LargeRequestsAndStderrFloodDoNotDeadlock) {
   ASSERT_TRUE(r.errors.empty()) << r.errors[0];
   EXPECT_EQ(r.Count(TesteeOutcome::kPass), 2u);
   EXPECT_EQ(fs::file_size(options_.log_file), size_t{2} << 20);
+}
+
+// Both JUnit writers (kwire check --junit, kwire conformance --junit) escape with this one
+// function: entities for markup, control pictures for the C0 controls XML 1.0 cannot hold.
+TEST(XmlEscape, EntitiesAndControlPictures) {
+  EXPECT_EQ(XmlEscape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&apos;");
+  EXPECT_EQ(XmlEscape(std::string_view("\x01\x1f\n\t\x00", 5)), "&#x2401;&#x241f;\n\t&#x2400;");
+  EXPECT_EQ(XmlEscape("caf\xc3\xa9"), "caf\xc3\xa9");
 }
 
 TEST_F(RunTest, ReportsNameEveryVector) {

@@ -6,6 +6,9 @@
 #include "absl/strings/str_format.h"
 #include "codec/generated/api_versions_response.h"
 
+// Last include: kwire's hints (codec/wire/port_def.inc).
+#include "codec/wire/port_def.inc"
+
 namespace kwire {
 namespace {
 
@@ -20,21 +23,20 @@ int32_t PeekInt32(std::span<const uint8_t> b) {
 constexpr const char* kSizePath = "Frame.size";
 
 // The size-prefix rule, once (whole frames and the stream splitter): a negative size is
-// kInvalidFrameSize, one above options.max_frame_size kFrameTooLarge. Returns false with
-// `kind` and `detail` set when `size` breaks it.
-bool SizeAllowed(int32_t size, const FrameOptions& options, ErrorKind& kind,
-                 std::string& detail) {
+// kInvalidFrameSize, one above options.max_frame_size kFrameTooLarge. SizeAllowed is the
+// check (inline: it runs on every frame); SizeError the error of a size that fails it.
+inline bool SizeAllowed(int32_t size, const FrameOptions& options) {
+  return size >= 0 && size <= options.max_frame_size;
+}
+KWIRE_COLD void SizeError(int32_t size, const FrameOptions& options, ErrorKind& kind,
+                          std::string& detail) {
   if (size < 0) {
     kind = ErrorKind::kInvalidFrameSize;
     detail = absl::StrFormat("size %d", size);
-    return false;
-  }
-  if (size > options.max_frame_size) {
+  } else {
     kind = ErrorKind::kFrameTooLarge;
     detail = absl::StrFormat("size %d, the maximum is %d", size, options.max_frame_size);
-    return false;
   }
-  return true;
 }
 
 // Checks the size prefix of a whole frame; on success the reader is positioned after it.
@@ -47,9 +49,10 @@ void ReadSizePrefix(Reader& r, size_t frame_size, const FrameOptions& options,
   const int32_t size = r.ReadInt32();
   if (o != nullptr) o->EndSizePrefix(r, size);
   if (r.ok()) {
-    ErrorKind kind;
-    std::string detail;
-    if (!SizeAllowed(size, options, kind, detail)) {
+    if (!SizeAllowed(size, options)) [[unlikely]] {
+      ErrorKind kind;
+      std::string detail;
+      SizeError(size, options, kind, detail);
       r.Fail(kind, at, std::move(detail));
     } else if (static_cast<size_t>(size) > frame_size - kSizePrefix) {
       r.Fail(ErrorKind::kTruncated, at,
@@ -101,7 +104,8 @@ SplitResult SplitFrame(std::span<const uint8_t> stream, const FrameOptions& opti
     return res;
   }
   const int32_t size = PeekInt32(stream);
-  if (!SizeAllowed(size, options, res.error.kind, res.error.detail)) {
+  if (!SizeAllowed(size, options)) [[unlikely]] {
+    SizeError(size, options, res.error.kind, res.error.detail);
     res.status = SplitResult::kError;
     res.error.offset = 0;
     res.error.path = kSizePath;

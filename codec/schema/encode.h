@@ -25,6 +25,8 @@
 #include "codec/schema/spec.h"
 #include "codec/wire/writer.h"
 
+#include "codec/wire/port_def.inc"
+
 namespace kwire {
 
 namespace schema_internal {
@@ -121,12 +123,11 @@ void EncodeValue(EncodeContext& c, const FieldSpec& f, const std::optional<T>& v
 }
 
 // The first pass over a struct's fields: every field but the known tagged ones, in wire
-// order; those present at the version are counted and their tags noted.
+// order; those present at the version are counted (the second pass writes them).
 struct FieldEncoder {
   EncodeContext& c;
   PathNode& node;
-  // Tags of the known tagged fields present, in declaration order (a struct has a few).
-  absl::InlinedVector<uint32_t, 4> tags{};
+  uint32_t tagged = 0;  // known tagged fields present at the version
 
   template <class T>
   void operator()(const FieldSpec& f, const T& value, const T& default_value) {
@@ -137,9 +138,35 @@ struct FieldEncoder {
       return;
     }
     if constexpr (kIsTagged<T>) {
-      if (value.has_value()) tags.push_back(static_cast<uint32_t>(f.tag));
+      if (value.has_value()) ++tagged;
     } else {
       EncodeValue(c, f, value);
+    }
+  }
+};
+
+/// True when S declares its tagged fields in strictly ascending tag order (Kafka's
+/// definitions do), so that one pass in declaration order writes them in wire order.
+template <KafkaStruct S>
+inline constexpr bool kTagsDeclaredAscending = [] {
+  int64_t previous = -1;
+  for (const FieldSpec& f : S::kFields) {
+    if (!f.IsTagged()) continue;
+    if (f.tag <= previous) return false;
+    previous = f.tag;
+  }
+  return true;
+}();
+
+// Notes the tags of the known tagged fields present at the version (for a struct whose
+// declaration order is not its tag order).
+struct TagCollector {
+  EncodeContext& c;
+  absl::InlinedVector<uint32_t, 4> tags{};
+  template <class T>
+  void operator()(const FieldSpec& f, const T& value, const T&) {
+    if constexpr (kIsTagged<T>) {
+      if (c.Present(f) && value.has_value()) tags.push_back(static_cast<uint32_t>(f.tag));
     }
   }
 };
@@ -189,25 +216,28 @@ struct TaggedFieldEncoder {
 bool CheckUnknownTags(EncodeContext& c, const UnknownTaggedFields& unknown,
                       std::span<const FieldSpec> fields);
 
-// Writes the tagged-field section of `s`: the count, then the known tags `tags` (present,
-// in declaration order) merged with s's unknown tags in ascending tag order, each written
-// in place (no buffer per field).
+// Writes the tagged-field section of `s` when it is not empty (`tagged` known tagged
+// fields present, or unknown ones): the count, then the known tags merged with s's
+// unknown tags in ascending tag order, each written in place (no buffer per field). Out
+// of line: the empty section, by far the most common, is written by EncodeStruct.
 template <KafkaStruct S>
-void EncodeTaggedFields(EncodeContext& c, PathNode& node, const S& s,
-                        absl::InlinedVector<uint32_t, 4>& tags) {
+KWIRE_NOINLINE void EncodeTaggedFields(EncodeContext& c, PathNode& node, const S& s,
+                                       uint32_t tagged) {
   const UnknownTaggedFields& unknown = s.unknown_tagged_fields;
   if (!CheckUnknownTags(c, unknown, S::kFields)) return;
-  c.w.WriteUvarint(static_cast<uint32_t>(tags.size() + unknown.size()));
-  if (tags.empty() && unknown.empty()) return;
+  c.w.WriteUvarint(static_cast<uint32_t>(tagged + unknown.size()));
   TaggedFieldEncoder e{c, node, unknown};
-  if (std::is_sorted(tags.begin(), tags.end())) {
-    // Declared in ascending tag order (Kafka's definitions are): one pass.
-    if (!tags.empty()) S::VisitFields(e, s, DefaultInstance<S>());
-  } else {
-    std::sort(tags.begin(), tags.end());
-    for (const uint32_t tag : tags) {
-      e.want = tag;
+  if (tagged != 0) {
+    if constexpr (kTagsDeclaredAscending<S>) {
       S::VisitFields(e, s, DefaultInstance<S>());
+    } else {
+      TagCollector collect{c};
+      S::VisitFields(collect, s, DefaultInstance<S>());
+      std::sort(collect.tags.begin(), collect.tags.end());
+      for (const uint32_t tag : collect.tags) {
+        e.want = tag;
+        S::VisitFields(e, s, DefaultInstance<S>());
+      }
     }
   }
   node.name = "tagged_fields";
@@ -223,7 +253,13 @@ void EncodeStruct(EncodeContext& c, const S& s) {
   FieldEncoder e{c, node};
   S::VisitFields(e, s, DefaultInstance<S>());
   node.name = "tagged_fields";
-  if (c.w.ok()) EncodeTaggedFields(c, node, s, e.tags);
+  if (c.w.ok()) {
+    if (e.tagged == 0 && s.unknown_tagged_fields.empty()) [[likely]] {
+      if (c.flexible) c.w.WriteUint8(0);  // an empty section: count 0
+    } else {
+      EncodeTaggedFields(c, node, s, e.tagged);
+    }
+  }
   c.node = parent;
   c.w.set_path(parent);
 }
@@ -241,5 +277,7 @@ void EncodeStruct(Writer& w, int16_t version, bool flexible, const S& s) {
 }
 
 }  // namespace kwire
+
+#include "codec/wire/port_undef.inc"
 
 #endif  // KWIRE_CODEC_SCHEMA_ENCODE_H_

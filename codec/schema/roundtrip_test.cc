@@ -105,6 +105,11 @@ struct TwoTagsDescending {
   friend bool operator==(const TwoTagsDescending&, const TwoTagsDescending&) = default;
 };
 
+// Kafka's definitions declare tags ascending (one pass writes them); this struct takes the
+// sorting path.
+static_assert(schema_internal::kTagsDeclaredAscending<FetchRequest>);
+static_assert(!schema_internal::kTagsDeclaredAscending<TwoTagsDescending>);
+
 TEST(TaggedFieldsInPlace, DeclaredOutOfOrderWrittenInAscendingOrder) {
   TwoTagsDescending s;
   s.seven.emplace(0x01020304);
