@@ -184,30 +184,36 @@ void CheckControlRecords(const BatchView& batch, const RecordSet& records) {
   }
 }
 
-// The first node (pre-order) with a wire position outside the field [0, size),
-// described; empty when there is none.
-std::string NodeOutside(const std::vector<ExplainNode>& nodes, size_t size) {
-  for (const ExplainNode& n : nodes) {
-    if (n.offset != ExplainNode::kNoOffset && (n.offset > size || n.length > size - n.offset)) {
-      return absl::StrFormat("node %s [%d, +%d) outside the %d-byte field", n.name, n.offset,
-                             n.length, size);
+// The first node (pre-order) whose bytes [offset, offset + size) are not inside the field
+// [0, size), described; empty when there is none. (A node without a wire position has its
+// parent's offset and size 0: inside too.)
+std::string NodeOutside(const std::vector<PrintNode>& nodes, size_t size) {
+  for (const PrintNode& n : nodes) {
+    if (n.offset > size || n.size > size - n.offset) {
+      return absl::StrFormat("node %s [%d, +%d) outside the %d-byte field", n.path, n.offset,
+                             n.size, size);
     }
-    if (std::string bad = NodeOutside(n.children, size); !bad.empty()) return bad;
   }
   return {};
 }
 
 // The records explanation (`kwire explain`, codec/harness/records_explain.h) of the same field,
-// with the same decode options: every node with a wire position lies inside the field;
-// it renders.
+// with the same decode options: every node lies inside the field, depths step down by at
+// most one, and it renders.
 void CheckExplanation(std::span<const uint8_t> field, const RecordsOptions& options) {
   ExplainOptions eo;
   eo.records = options;
   eo.max_records_per_batch = 16;
-  const std::vector<ExplainNode> nodes = ExplainRecords(field, eo);
+  const std::vector<PrintNode> nodes = ExplainRecords(field, eo);
   const std::string outside = NodeOutside(nodes, field.size());
-  KWIRE_FUZZ_CHECK(outside.empty(), "explain %s\n%s", outside, RenderExplainText(nodes));
-  KWIRE_FUZZ_CHECK(field.empty() || !RenderExplainText(nodes).empty(),
+  KWIRE_FUZZ_CHECK(outside.empty(), "explain %s\n%s", outside, RenderObjectTree(nodes));
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const int parent_depth = i == 0 ? -1 : nodes[i - 1].depth;
+    KWIRE_FUZZ_CHECK(nodes[i].depth >= 0 && nodes[i].depth <= parent_depth + 1,
+                     "node %s at depth %d after depth %d", nodes[i].path, nodes[i].depth,
+                     parent_depth);
+  }
+  KWIRE_FUZZ_CHECK(field.empty() || !RenderObjectTree(nodes).empty(),
                    "empty explanation of a %d-byte field", field.size());
 }
 

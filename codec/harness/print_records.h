@@ -20,17 +20,12 @@ namespace kwire {
 /// RecordsPrinter: explains the batches of a records payload (`in.data`, whose first
 /// byte is at absolute `in.offset`) with ExplainRecords (CRCs shown, not enforced; values
 /// cut at 64 bytes; the field's records policy and the quirks in force) and appends them
-/// as PrintNodes at `in.depth`, paths under `in.path` (e.g. "<path>.Batch[0].baseOffset").
+/// at `in.depth`, paths under `in.path` (e.g. "<path>.Batch[0].baseOffset").
 /// The top-level nodes (batches, then a partial batch or an error) tile the payload;
 /// batches are Kind::kRecords, error nodes are marked failed. Items inside a
 /// decompressed payload have no wire position: they take the payload's offset with size
 /// 0. Returns true, except for an unaligned field (FetchSnapshot), which stays opaque.
 bool PrintRecordBatches(const RecordsPrintInput& in, std::vector<PrintNode>& out);
-
-/// Appends `nodes` (and their children, pre-order) as PrintNodes at `depth`, paths under
-/// `path`; nodes without an offset take `parent_offset` and size 0.
-void AppendPrintNodes(const std::vector<ExplainNode>& nodes, int depth, const std::string& path,
-                      size_t parent_offset, std::vector<PrintNode>& out);
 
 }  // namespace kwire
 

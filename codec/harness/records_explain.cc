@@ -26,25 +26,54 @@ std::string AbbreviateBytes(const std::optional<std::string_view>& bytes, size_t
 
 namespace {
 
-ExplainNode Node(std::string name, std::string type, std::string value,
-                 size_t offset = ExplainNode::kNoOffset, size_t length = 0) {
-  ExplainNode n;
-  n.name = std::move(name);
-  n.type = std::move(type);
+constexpr size_t kNoOffset = static_cast<size_t>(-1);
+
+// Where new nodes go: under the node at `path` (depth `depth` for its children), whose
+// offset unpositioned children take.
+struct Parent {
+  std::string path;
+  int depth;
+  size_t offset;
+};
+
+// Appends one node under `p` and returns it as the parent of its children. A node
+// without a wire position (kNoOffset: inside a decompressed payload, a summary, a value
+// derived from the batch) takes its parent's offset and size 0. Batches and partial
+// batches are Kind::kRecords, "error" nodes are marked failed, and a row with neither a
+// position nor a type (compression, crcCheck, producer) is typed "(derived)": it is no
+// wire field.
+Parent Add(std::vector<PrintNode>& out, const Parent& p, std::string name, std::string type,
+           std::string value, size_t offset = kNoOffset, size_t length = 0) {
+  PrintNode n;
+  const bool placed = offset != kNoOffset;
+  const bool batch = name.rfind("Batch[", 0) == 0 || name == "partial batch";
+  n.kind = batch ? PrintNode::Kind::kRecords : PrintNode::Kind::kField;
+  n.depth = p.depth;
+  n.offset = placed ? offset : p.offset;
+  n.size = placed ? length : 0;
+  n.path = absl::StrCat(p.path, ".", name);
+  n.type = !placed && type.empty() && name != "…" ? "(derived)" : std::move(type);
+  // Records of a compressed batch are read from the decompressed payload: their rows
+  // have no wire position (they are placed at the payload's first byte, size 0).
+  if (n.type == "compressed records") {
+    n.note = "in the decompressed payload: the rows below have no wire position [offset, 0B]";
+  }
+  n.failed = name == "error";
+  n.label = std::move(name);
   n.value = std::move(value);
-  n.offset = offset;
-  n.length = length;
-  return n;
+  Parent child{n.path, p.depth + 1, n.offset};
+  out.push_back(std::move(n));
+  return child;
 }
 
-void AddHeaderFields(const BatchView& b, ExplainNode* out) {
+void AddHeaderFields(const BatchView& b, const Parent& batch, std::vector<PrintNode>& out) {
   const BatchHeader& h = b.header();
   const size_t at = b.offset();
   auto add = [&](const char* name, std::string value, size_t rel, size_t len) {
     static constexpr const char* kTypes[] = {"", "int8", "int16", "", "int32", "", "", "",
                                              "int64"};
     const char* type = len == 4 && std::string_view(name) == "crc" ? "uint32" : kTypes[len];
-    out->children.push_back(Node(name, type, std::move(value), at + rel, len));
+    Add(out, batch, name, type, std::move(value), at + rel, len);
   };
   add("baseOffset", absl::StrCat(h.base_offset), 0, 8);
   add(b.magic() == 2 ? "batchLength" : "messageSize", absl::StrCat(h.batch_length), 8, 4);
@@ -81,8 +110,9 @@ std::string AttributeSummary(const BatchView& b) {
 }
 
 // `lay`: the positions of the record's fields (uncompressed v2 batches), or null.
-ExplainNode RecordNode(const BatchView& b, const Record& rec, size_t j, bool in_payload,
-                       const RecordLayout* lay, const ExplainOptions& o) {
+void AddRecord(const BatchView& b, const Record& rec, size_t j, bool in_payload,
+               const RecordLayout* lay, const ExplainOptions& o, const Parent& records,
+               std::vector<PrintNode>& out) {
   std::string summary = absl::StrFormat("offset %d, timestamp %d", rec.offset, rec.timestamp);
   if (rec.control) {
     const ControlRecord& c = *rec.control;
@@ -92,9 +122,9 @@ ExplainNode RecordNode(const BatchView& b, const Record& rec, size_t j, bool in_
     absl::StrAppend(&summary, ", control ", type ? type : absl::StrCat("type ", c.type));
     if (c.marker) absl::StrAppend(&summary, " (coordinatorEpoch ", c.marker->coordinator_epoch, ")");
   }
-  ExplainNode n = Node(absl::StrFormat("Record[%d]", j), b.magic() == 2 ? "record" : "message",
-                       summary, in_payload ? ExplainNode::kNoOffset : rec.wire_offset,
-                       in_payload ? 0 : rec.wire_size);
+  const Parent n = Add(out, records, absl::StrFormat("Record[%d]", j),
+                       b.magic() == 2 ? "record" : "message", summary,
+                       in_payload ? kNoOffset : rec.wire_offset, in_payload ? 0 : rec.wire_size);
   auto bytes = [&](const std::optional<std::string_view>& v) {
     return AbbreviateBytes(v, o.max_value_bytes);
   };
@@ -104,9 +134,9 @@ ExplainNode RecordNode(const BatchView& b, const Record& rec, size_t j, bool in_
   if (lay != nullptr) {
     // Every field at its position, in wire order (protocol guide "Record"): the field
     // runs to the next one's first byte.
-    auto add = [](ExplainNode& parent, const char* name, const char* type, std::string value,
-                  size_t at, size_t next) {
-      parent.children.push_back(Node(name, type, std::move(value), at, next - at));
+    auto add = [&out](const Parent& parent, const char* name, const char* type,
+                      std::string value, size_t at, size_t next) {
+      Add(out, parent, name, type, std::move(value), at, next - at);
     };
     const size_t headers_end = lay->headers.empty() ? lay->end : lay->headers[0].key_length;
     add(n, "length", "varint", absl::StrCat(lay->end - lay->attributes), lay->length,
@@ -127,68 +157,67 @@ ExplainNode RecordNode(const BatchView& b, const Record& rec, size_t j, bool in_
       const RecordHeader& h = rec.headers[k];
       const RecordLayout::Header& hl = lay->headers[k];
       const size_t next = k + 1 < lay->headers.size() ? lay->headers[k + 1].key_length : lay->end;
-      ExplainNode hn = Node(absl::StrFormat("Headers[%d]", k), "header",
+      const Parent hn = Add(out, n, absl::StrFormat("Headers[%d]", k), "header",
                             absl::StrCat(bytes(h.key), " = ", bytes(h.value)), hl.key_length,
                             next - hl.key_length);
       add(hn, "headerKeyLength", "varint", absl::StrCat(h.key.size()), hl.key_length, hl.key);
       add(hn, "headerKey", "string", bytes(h.key), hl.key, hl.value_length);
       add(hn, "headerValueLength", "varint", length(h.value), hl.value_length, hl.value);
       add(hn, "value", "bytes", bytes(h.value), hl.value, next);
-      n.children.push_back(std::move(hn));
     }
-    return n;
+    return;
   }
   if (b.magic() == 2) {  // wire order (protocol guide "Record"); no positions here
-    n.children.push_back(Node("attributes", "int8", absl::StrCat(rec.attributes)));
-    n.children.push_back(Node("timestampDelta", "varlong", absl::StrCat(rec.timestamp_delta)));
-    n.children.push_back(Node("offsetDelta", "varint", absl::StrCat(rec.offset_delta)));
+    Add(out, n, "attributes", "int8", absl::StrCat(rec.attributes));
+    Add(out, n, "timestampDelta", "varlong", absl::StrCat(rec.timestamp_delta));
+    Add(out, n, "offsetDelta", "varint", absl::StrCat(rec.offset_delta));
   }
-  n.children.push_back(Node("key", "bytes", bytes(rec.key)));
-  n.children.push_back(Node("value", "bytes", bytes(rec.value)));
+  Add(out, n, "key", "bytes", bytes(rec.key));
+  Add(out, n, "value", "bytes", bytes(rec.value));
   for (size_t k = 0; k < rec.headers.size(); ++k) {
     const RecordHeader& h = rec.headers[k];
-    n.children.push_back(Node(absl::StrFormat("Headers[%d]", k), "header",
-                              absl::StrCat(bytes(h.key), " = ", bytes(h.value))));
+    Add(out, n, absl::StrFormat("Headers[%d]", k), "header",
+        absl::StrCat(bytes(h.key), " = ", bytes(h.value)));
   }
-  return n;
 }
 
 }  // namespace
 
-std::vector<ExplainNode> ExplainRecords(std::span<const uint8_t> field, const ExplainOptions& o,
-                                        size_t field_offset, const PathNode* path) {
-  std::vector<ExplainNode> out;
+std::vector<PrintNode> ExplainRecords(std::span<const uint8_t> field, const ExplainOptions& o,
+                                      size_t field_offset, const PathNode* path) {
+  std::vector<PrintNode> out;
+  const Parent top{o.path, o.depth, field_offset};
   BatchIterator it(field, o.records, field_offset, path);
   BatchView b;
-  size_t skipped = 0;
+  size_t shown = 0, skipped = 0;
   size_t next_offset = field_offset;  // first byte not covered by a complete batch
   while (it.Next(&b)) {
     next_offset = b.offset() + b.bytes().size();
-    if (out.size() >= o.max_batches) {
+    if (shown >= o.max_batches) {
       ++skipped;
       continue;
     }
+    ++shown;
     const BatchHeader& h = b.header();
     const std::string crc =
         b.crc_ok() ? absl::StrFormat("0x%08x (ok)", h.crc)
                    : absl::StrFormat("0x%08x (MISMATCH, computed 0x%08x)", h.crc,
                                      b.computed_crc());
-    ExplainNode n = Node(
-        absl::StrFormat("Batch[%d]", b.index()),
+    const Parent n = Add(
+        out, top, absl::StrFormat("Batch[%d]", b.index()),
         b.magic() == 2 ? "RecordBatch v2" : absl::StrFormat("message v%d", b.magic()),
         absl::StrFormat("magic %d, baseOffset %d, %s, %s, crc %s", b.magic(), h.base_offset,
                         h.records_count < 0 ? std::string("records in wrapper")
                                             : absl::StrFormat("%d records", h.records_count),
                         AttributeSummary(b), b.crc_ok() ? "ok" : "MISMATCH"),
         b.offset(), b.bytes().size());
-    if (o.header_fields) AddHeaderFields(b, &n);
-    n.children.push_back(Node("compression", "", CompressionName(h.compression())));
-    n.children.push_back(Node("crcCheck", "", crc));
+    if (o.header_fields) AddHeaderFields(b, n, out);
+    Add(out, n, "compression", "", CompressionName(h.compression()));
+    Add(out, n, "crcCheck", "", crc);
     if (b.magic() == 2) {
-      n.children.push_back(Node(
-          "producer", "", absl::StrFormat("id %d, epoch %d, baseSequence %d%s", h.producer_id,
-                                      h.producer_epoch, h.base_sequence,
-                                      h.is_transactional() ? ", transactional" : "")));
+      Add(out, n, "producer", "",
+          absl::StrFormat("id %d, epoch %d, baseSequence %d%s", h.producer_id, h.producer_epoch,
+                          h.base_sequence, h.is_transactional() ? ", transactional" : ""));
     }
     RecordSet set;
     Error e = o.policy != nullptr ? CheckBatchAllowed(b, path, *o.policy, o.version, o.records.quirks) : Error{};
@@ -198,28 +227,25 @@ std::vector<ExplainNode> ExplainRecords(std::span<const uint8_t> field, const Ex
     if (b.magic() == 2 && h.compression() == Compression::kNone) ro.layout = &layouts;
     if (e.ok()) e = b.DecodeRecords(ro, &set);
     if (!e.ok()) {
-      n.children.push_back(Node("error", "", e.ToString(), e.offset));
-    } else {
-      const bool in_payload = h.compression() != Compression::kNone;
-      ExplainNode recs = Node(
-          "Records", in_payload ? "compressed records" : "records",
-          in_payload ? absl::StrFormat("%d (%d bytes compressed, %d decompressed)", set.size(),
-                                       b.payload().size(), set.decompressed().size())
-                     : absl::StrCat(set.size()),
-          b.payload_offset(), b.payload().size());
-      for (size_t j = 0; j < set.size() && j < o.max_records_per_batch; ++j) {
-        recs.children.push_back(
-            RecordNode(b, set[j], j, in_payload, j < layouts.size() ? &layouts[j] : nullptr, o));
-      }
-      if (set.size() > o.max_records_per_batch) {
-        recs.children.push_back(
-            Node("…", "", absl::StrFormat("%d more records", set.size() - o.max_records_per_batch)));
-      }
-      n.children.push_back(std::move(recs));
+      Add(out, n, "error", "", e.ToString(), e.offset);
+      continue;
     }
-    out.push_back(std::move(n));
+    const bool in_payload = h.compression() != Compression::kNone;
+    const Parent recs = Add(
+        out, n, "Records", in_payload ? "compressed records" : "records",
+        in_payload ? absl::StrFormat("%d (%d bytes compressed, %d decompressed)", set.size(),
+                                     b.payload().size(), set.decompressed().size())
+                   : absl::StrCat(set.size()),
+        b.payload_offset(), b.payload().size());
+    for (size_t j = 0; j < set.size() && j < o.max_records_per_batch; ++j) {
+      AddRecord(b, set[j], j, in_payload, j < layouts.size() ? &layouts[j] : nullptr, o, recs,
+                out);
+    }
+    if (set.size() > o.max_records_per_batch) {
+      Add(out, recs, "…", "", absl::StrFormat("%d more records", set.size() - o.max_records_per_batch));
+    }
   }
-  if (skipped > 0) out.push_back(Node("…", "", absl::StrFormat("%d more batches", skipped)));
+  if (skipped > 0) Add(out, top, "…", "", absl::StrFormat("%d more batches", skipped));
   // The policy's verdict on how the field ends (a partial batch where none may be, no
   // batch where one is required).
   const Error end = o.policy != nullptr && it.state() != BatchIterator::kError
@@ -227,43 +253,28 @@ std::vector<ExplainNode> ExplainRecords(std::span<const uint8_t> field, const Ex
                                         o.version)
                         : Error{};
   if (!end.ok() && it.state() != BatchIterator::kPartialBatch) {
-    out.push_back(Node("error", "", end.ToString(), end.offset, 0));
+    Add(out, top, "error", "", end.ToString(), end.offset, 0);
   }
   switch (it.state()) {
     case BatchIterator::kPartialBatch: {
       const char* why = !end.ok()          ? "not allowed here"
                         : o.policy != nullptr ? "allowed at the end of this field"
                                               : "normal at the end of a Fetch response";
-      out.push_back(Node(
-          end.ok() ? "partial batch" : "error", "",
+      Add(out, top, end.ok() ? "partial batch" : "error", "",
           !end.ok() ? end.ToString()
           : it.partial_need() > 0
               ? absl::StrFormat("%d of %d bytes (%s)", it.partial_have(), it.partial_need(), why)
               : absl::StrFormat("%d bytes, header incomplete (%s)", it.partial_have(), why),
-          it.partial_offset(), it.partial_have()));
+          it.partial_offset(), it.partial_have());
       break;
     }
     case BatchIterator::kError:
       // Covers the failing batch to the end of the field (the error text has the byte).
-      out.push_back(Node("error", "", it.error().ToString(), next_offset,
-                         field_offset + field.size() - next_offset));
+      Add(out, top, "error", "", it.error().ToString(), next_offset,
+          field_offset + field.size() - next_offset);
       break;
     default:
       break;
-  }
-  return out;
-}
-
-std::string RenderExplainText(const std::vector<ExplainNode>& nodes, bool with_offsets,
-                              int indent) {
-  std::string out;
-  for (const ExplainNode& n : nodes) {
-    out.append(static_cast<size_t>(indent) * 2, ' ');
-    out += n.name;
-    if (with_offsets && n.offset != ExplainNode::kNoOffset) absl::StrAppend(&out, " @", n.offset);
-    if (!n.value.empty()) absl::StrAppend(&out, ": ", n.value);
-    out += '\n';
-    out += RenderExplainText(n.children, with_offsets, indent + 1);
   }
   return out;
 }

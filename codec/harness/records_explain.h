@@ -1,18 +1,18 @@
-// Records explain hook for `kwire explain` (and any dissector): renders the batches of
-// a records field as a tree of labelled nodes, after decompression.
+// Records explain hook for `kwire explain` (and any dissector): the batches of a records
+// field as nodes of the explanation tree (PrintNode), after decompression:
 //
-//   Batch[0] @61: magic 2, baseOffset 0, 3 records, zstd, crc ok
-//     baseOffset: 0                      (one child per header field, with offsets)
+//   Batch[0]            RecordBatch v2  = magic 2, baseOffset 0, 3 records, zstd, ...
+//     baseOffset        int64           = 0         (one row per header field)
 //     ...
-//     compression: zstd
-//     crc: 0x1a2b3c4d (ok)               or  0x... (MISMATCH, computed 0x...)
-//     Records: 3
-//       Record[0] offset 0: timestamp 1700000000000
-//         key: "user-1"
-//         value: "{\"a\":1,..." … (2048 bytes)
-//         Headers[0]: "trace" = 00 01 02 …
-//   partial batch @400: 37 of 120 bytes (normal at the end of a Fetch response)
-//   error: corrupt records at byte 77 in ....Batch[1] (...)
+//     compression       (derived)       = zstd
+//     crcCheck          (derived)       = 0x1a2b3c4d (ok)  or  0x... (MISMATCH, computed 0x...)
+//     Records           compressed records = 3 (...)
+//       Record[0]       record          = offset 0, timestamp 1700000000000
+//         key           bytes           = "user-1"
+//         value         bytes           = "{\"a\":1,..." … (2048 bytes)
+//         Headers[0]    header          = "trace" = 00 01 02 …
+//   partial batch                       = 37 of 120 bytes (normal at the end of a Fetch response)
+//   error                               = corrupt records at byte 77 in ....Batch[1] (...)
 //
 // Never fails: decoding errors become "error" nodes and stop at that batch (the
 // iterator's error) or at that batch's records (records errors; iteration continues).
@@ -26,24 +26,11 @@
 #include <string_view>
 #include <vector>
 
+#include "codec/harness/print.h"
 #include "codec/records/record_batch.h"
 #include "codec/records/validate.h"
 
 namespace kwire {
-
-/// One line of the explanation tree.
-struct ExplainNode {
-  std::string name;   ///< e.g. "Batch[0]", "baseOffset", "Record[2]", "key", "Headers[0]".
-  std::string type;   ///< e.g. "RecordBatch v2", "int64", "record", "bytes" (may be empty).
-  std::string value;  ///< Rendered value / summary (may be empty).
-  /// Absolute byte offset of the item (header fields, batches, records of uncompressed
-  /// batches), or kNoOffset for items inside a decompressed payload and summaries.
-  size_t offset = kNoOffset;
-  size_t length = 0;  ///< Bytes on the wire (0 when offset is kNoOffset).
-  std::vector<ExplainNode> children;
-
-  static constexpr size_t kNoOffset = static_cast<size_t>(-1);
-};
 
 /// Options for ExplainRecords.
 struct ExplainOptions {
@@ -68,20 +55,24 @@ struct ExplainOptions {
   /// for `version`).
   const RecordsPolicy* policy = nullptr;
   int16_t version = 0;  ///< The message version, for the policy's rules.
+  /// Where the nodes stand in the tree they join: paths under `path`
+  /// ("<path>.Batch[0].baseOffset"), the top-level nodes at `depth`.
+  std::string path = "records";
+  int depth = 0;
 };
 
 /// Explains the records field `field` whose first byte is at absolute offset
-/// `field_offset`. Returns one node per batch, then a "partial batch" node or an
-/// "error" node if iteration ended that way. `path`: the field's path for error texts.
-std::vector<ExplainNode> ExplainRecords(std::span<const uint8_t> field,
-                                        const ExplainOptions& options = {},
-                                        size_t field_offset = 0,
-                                        const PathNode* path = nullptr);
-
-/// Renders nodes as indented text, two spaces per level: "name @offset: value" (the
-/// offset when known and `with_offsets` is set; the type is not shown).
-std::string RenderExplainText(const std::vector<ExplainNode>& nodes, bool with_offsets = true,
-                              int indent = 0);
+/// `field_offset`, as PrintNodes (codec/harness/print.h, the one node model of every
+/// explanation; render with RenderObjectTree) in pre-order: per batch a Kind::kRecords
+/// node, its header fields, the rows derived from it (type "(derived)": compression,
+/// crcCheck, producer) and "Records" with one node per record and its fields; then a
+/// "partial batch" (Kind::kRecords) or an "error" node (failed) if iteration ended that
+/// way. The top-level nodes tile the field. A node without a wire position (inside a
+/// decompressed payload, a summary "…", a derived row) takes its parent's offset and size
+/// 0. `path`: the field's path for error texts.
+std::vector<PrintNode> ExplainRecords(std::span<const uint8_t> field,
+                                      const ExplainOptions& options = {},
+                                      size_t field_offset = 0, const PathNode* path = nullptr);
 
 /// Renders bytes for display: printable ASCII (and \n, \t, \", \\ escaped) as a quoted
 /// string, anything else as space-separated hex; cut to `max_bytes` with

@@ -5,6 +5,7 @@
 
 #include <zlib.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "codec/harness/records_explain.h"
 #include "codec/records/crc32c.h"
@@ -1080,6 +1082,23 @@ TEST(LegacyMessages, Hostile) {
 
 // ============================================================== explain hook
 
+// The node at `path` (the explanation's paths start at "records"), or null.
+const PrintNode* FindNode(const std::vector<PrintNode>& nodes, std::string_view path) {
+  for (const PrintNode& n : nodes) {
+    if (n.path == path) return &n;
+  }
+  return nullptr;
+}
+
+// The children of nodes[i] (the nodes one deeper up to the next node at its depth).
+std::vector<const PrintNode*> ChildrenOf(const std::vector<PrintNode>& nodes, size_t i) {
+  std::vector<const PrintNode*> out;
+  for (size_t k = i + 1; k < nodes.size() && nodes[k].depth > nodes[i].depth; ++k) {
+    if (nodes[k].depth == nodes[i].depth + 1) out.push_back(&nodes[k]);
+  }
+  return out;
+}
+
 TEST(RecordsExplain, RendersBatchesRecordsAndStatus) {
   static const std::string long_value(500, 'L');
   std::vector<uint8_t> field = Encode(Header(Compression::kNone, 0), {Rec("user-1", "hello")});
@@ -1091,32 +1110,81 @@ TEST(RecordsExplain, RendersBatchesRecordsAndStatus) {
   field = Cat(field, std::span<const uint8_t>(EmptyBatchBytes()).first(20));  // partial
   ExplainOptions o;
   o.max_value_bytes = 16;
-  const std::vector<ExplainNode> nodes = ExplainRecords(field, o, 100);
-  ASSERT_EQ(nodes.size(), 4u);
-  EXPECT_EQ(nodes[0].name, "Batch[0]");
-  EXPECT_EQ(nodes[0].type, "RecordBatch v2");
-  EXPECT_EQ(nodes[0].offset, 100u);
-  EXPECT_EQ(nodes[3].name, "partial batch");
-  const std::string text = RenderExplainText(nodes);
-  for (const char* want : {
-           "Batch[0] @100: magic 2, baseOffset 0, 1 records, none, CreateTime, crc ok",
-           "baseOffset @100: 0",
-           "recordsCount @157: 1",
-           "Record[0] @161: offset 0, timestamp 1700000000000",
-           // An uncompressed batch: every record field at its position, in wire order.
-           "length @161: 17\n", "attributes @162: 0\n", "timestampDelta @163: 0\n",
-           "offsetDelta @164: 0\n", "keyLength @165: 6\n", "key @166: \"user-1\"",
-           "valueLen @172: 5\n", "value @173: \"hello\"", "headersCount @178: 0\n",
-           "compression: zstd",
-           "key: null",
-           "value: \"LLLLLLLLLLLLLLLL\" … (500 bytes)",
-           "Headers[0]: \"trace\" = 01 02",
-           "crcCheck: 0x",
-           "(MISMATCH, computed 0x",
-           "partial batch @",
-           ": 20 of 61 bytes (normal at the end of a Fetch response)",
-       }) {
-    EXPECT_NE(text.find(want), std::string::npos) << "missing: " << want << "\n" << text;
+  const std::vector<PrintNode> nodes = ExplainRecords(field, o, 100);
+  std::vector<const PrintNode*> top;
+  for (const PrintNode& n : nodes) {
+    if (n.depth == 0) top.push_back(&n);
+  }
+  ASSERT_EQ(top.size(), 4u);
+  EXPECT_EQ(top[0]->label, "Batch[0]");
+  EXPECT_EQ(top[0]->type, "RecordBatch v2");
+  EXPECT_EQ(top[0]->kind, PrintNode::Kind::kRecords);
+  EXPECT_EQ(top[0]->offset, 100u);
+  EXPECT_EQ(top[3]->label, "partial batch");
+  EXPECT_EQ(top[3]->kind, PrintNode::Kind::kRecords);
+  // The top-level nodes tile the field.
+  size_t at = 100;
+  for (const PrintNode* n : top) {
+    EXPECT_EQ(n->offset, at) << n->path;
+    at += n->size;
+  }
+  EXPECT_EQ(at, 100 + field.size());
+  const PrintNode* zstd_records = FindNode(nodes, "records.Batch[1].Records");
+  ASSERT_NE(zstd_records, nullptr);
+  EXPECT_EQ(zstd_records->type, "compressed records");
+  EXPECT_NE(zstd_records->note.find("decompressed payload"), std::string::npos);
+  const size_t payload = zstd_records->offset;
+  struct Want {
+    const char* path;
+    size_t offset, size;  // size SIZE_MAX: not checked
+    const char* value;    // a prefix of the value
+    const char* type = nullptr;
+  };
+  constexpr size_t kAny = SIZE_MAX;
+  const Want want[] = {
+      {"records.Batch[0]", 100, 61 + 18, "magic 2, baseOffset 0, 1 records, none, CreateTime, crc ok"},
+      {"records.Batch[0].baseOffset", 100, 8, "0", "int64"},
+      {"records.Batch[0].recordsCount", 157, 4, "1", "int32"},
+      {"records.Batch[0].Records.Record[0]", 161, 18, "offset 0, timestamp 1700000000000"},
+      // An uncompressed batch: every record field at its position, in wire order.
+      {"records.Batch[0].Records.Record[0].length", 161, 1, "17", "varint"},
+      {"records.Batch[0].Records.Record[0].attributes", 162, 1, "0"},
+      {"records.Batch[0].Records.Record[0].timestampDelta", 163, 1, "0"},
+      {"records.Batch[0].Records.Record[0].offsetDelta", 164, 1, "0"},
+      {"records.Batch[0].Records.Record[0].keyLength", 165, 1, "6"},
+      {"records.Batch[0].Records.Record[0].key", 166, 6, "\"user-1\""},
+      {"records.Batch[0].Records.Record[0].valueLen", 172, 1, "5"},
+      {"records.Batch[0].Records.Record[0].value", 173, 5, "\"hello\""},
+      {"records.Batch[0].Records.Record[0].headersCount", 178, 1, "0"},
+      // Rows derived from the batch are not wire fields: no position of their own.
+      {"records.Batch[1].compression", 179, 0, "zstd", "(derived)"},
+      // A compressed batch: its records at the payload's first byte, size 0.
+      {"records.Batch[1].Records.Record[0].key", payload, 0, "null", "bytes"},
+      {"records.Batch[1].Records.Record[0].value", payload, 0,
+       "\"LLLLLLLLLLLLLLLL\" … (500 bytes)"},
+      {"records.Batch[1].Records.Record[0].Headers[0]", payload, 0, "\"trace\" = 01 02"},
+      {"records.Batch[2].crcCheck", kAny, 0, "0x"},
+      {"records.partial batch", kAny, 20, "20 of 61 bytes (normal at the end of a Fetch response)"},
+  };
+  for (const Want& w : want) {
+    const PrintNode* n = FindNode(nodes, w.path);
+    ASSERT_NE(n, nullptr) << "missing: " << w.path << "\n" << RenderObjectTree(nodes);
+    if (w.offset != kAny) {
+      EXPECT_EQ(n->offset, w.offset) << w.path;
+    }
+    EXPECT_EQ(n->size, w.size) << w.path;
+    EXPECT_EQ(n->value.rfind(w.value, 0), 0u) << w.path << ": " << n->value;
+    if (w.type != nullptr) {
+      EXPECT_EQ(n->type, w.type) << w.path;
+    }
+  }
+  EXPECT_NE(FindNode(nodes, "records.Batch[2].crcCheck")->value.find("(MISMATCH, computed 0x"),
+            std::string::npos);
+  // One renderer for every explanation: the object tree of `kwire explain`.
+  const std::string text = RenderObjectTree(nodes);
+  for (const char* row : {"Batch[0]", "+-- baseOffset", "(derived)", "partial batch",
+                          "[0x0064, 8B]"}) {
+    EXPECT_NE(text.find(row), std::string::npos) << "missing: " << row << "\n" << text;
   }
 }
 
@@ -1124,14 +1192,18 @@ TEST(RecordsExplain, RecordFieldsAtTheirWirePositions) {
   // length 0x18 (12), attributes, timestampDelta, offsetDelta, key "a", value null,
   // one header "k1" = "v".
   const std::vector<uint8_t> field = RawV2(Hex("18 00 00 00 02 61 01 02 04 6b 31 02 76"), 1);
-  const std::vector<ExplainNode> nodes = ExplainRecords(field, ExplainOptions{}, 1000);
-  const ExplainNode* rec = nullptr;
-  for (const ExplainNode& c : nodes.at(0).children) {
-    if (c.name == "Records") rec = &c.children.at(0);
+  ExplainOptions o;
+  o.path = "Body.Records";
+  o.depth = 3;
+  const std::vector<PrintNode> nodes = ExplainRecords(field, o, 1000);
+  size_t rec = nodes.size();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].path == "Body.Records.Batch[0].Records.Record[0]") rec = i;
   }
-  ASSERT_NE(rec, nullptr);
-  EXPECT_EQ(rec->offset, 1061u);
-  EXPECT_EQ(rec->length, 13u);
+  ASSERT_LT(rec, nodes.size());
+  EXPECT_EQ(nodes[rec].depth, 5);
+  EXPECT_EQ(nodes[rec].offset, 1061u);
+  EXPECT_EQ(nodes[rec].size, 13u);
   struct Want {
     const char* name;
     size_t at, size;
@@ -1142,40 +1214,47 @@ TEST(RecordsExplain, RecordFieldsAtTheirWirePositions) {
                        {"keyLength", 1065, 1, "1"},      {"key", 1066, 1, "\"a\""},
                        {"valueLen", 1067, 1, "-1"},      {"value", 1068, 0, "null"},
                        {"headersCount", 1068, 1, "1"},   {"Headers[0]", 1069, 5, "\"k1\" = \"v\""}};
-  ASSERT_EQ(rec->children.size(), std::size(want));
+  const std::vector<const PrintNode*> children = ChildrenOf(nodes, rec);
+  ASSERT_EQ(children.size(), std::size(want));
   for (size_t i = 0; i < std::size(want); ++i) {
-    const ExplainNode& c = rec->children[i];
-    EXPECT_EQ(c.name, want[i].name);
-    EXPECT_EQ(c.offset, want[i].at) << c.name;
-    EXPECT_EQ(c.length, want[i].size) << c.name;
-    EXPECT_EQ(c.value, want[i].value) << c.name;
+    const PrintNode& c = *children[i];
+    EXPECT_EQ(c.label, want[i].name);
+    EXPECT_EQ(c.path, absl::StrCat(nodes[rec].path, ".", want[i].name));
+    EXPECT_EQ(c.offset, want[i].at) << c.label;
+    EXPECT_EQ(c.size, want[i].size) << c.label;
+    EXPECT_EQ(c.value, want[i].value) << c.label;
   }
-  const ExplainNode& h = rec->children.back();
-  ASSERT_EQ(h.children.size(), 4u);
-  EXPECT_EQ(h.children[0].name, "headerKeyLength");
-  EXPECT_EQ(h.children[0].offset, 1069u);
-  EXPECT_EQ(h.children[1].name, "headerKey");
-  EXPECT_EQ(h.children[1].offset, 1070u);
-  EXPECT_EQ(h.children[1].length, 2u);
-  EXPECT_EQ(h.children[2].name, "headerValueLength");
-  EXPECT_EQ(h.children[2].offset, 1072u);
-  EXPECT_EQ(h.children[3].name, "value");
-  EXPECT_EQ(h.children[3].offset, 1073u);
-  EXPECT_EQ(h.children[3].length, 1u);
-  EXPECT_EQ(h.children[3].value, "\"v\"");
+  const size_t h = static_cast<size_t>(children.back() - nodes.data());
+  const std::vector<const PrintNode*> hc = ChildrenOf(nodes, h);
+  ASSERT_EQ(hc.size(), 4u);
+  EXPECT_EQ(hc[0]->label, "headerKeyLength");
+  EXPECT_EQ(hc[0]->offset, 1069u);
+  EXPECT_EQ(hc[1]->label, "headerKey");
+  EXPECT_EQ(hc[1]->offset, 1070u);
+  EXPECT_EQ(hc[1]->size, 2u);
+  EXPECT_EQ(hc[2]->label, "headerValueLength");
+  EXPECT_EQ(hc[2]->offset, 1072u);
+  EXPECT_EQ(hc[3]->label, "value");
+  EXPECT_EQ(hc[3]->offset, 1073u);
+  EXPECT_EQ(hc[3]->size, 1u);
+  EXPECT_EQ(hc[3]->value, "\"v\"");
 }
 
 TEST(RecordsExplain, ErrorsBecomeNodes) {
   std::vector<uint8_t> field = RawV2(Hex("0e 00 00 00 03 04 62 63 00"), 1);
-  std::vector<ExplainNode> nodes = ExplainRecords(field);
-  const std::string text = RenderExplainText(nodes);
-  EXPECT_NE(text.find("error @65: invalid length at byte 65 in Batch[0].Record[0].Key"),
-            std::string::npos)
-      << text;
+  std::vector<PrintNode> nodes = ExplainRecords(field);
+  const PrintNode* error = FindNode(nodes, "records.Batch[0].error");
+  ASSERT_NE(error, nullptr) << RenderObjectTree(nodes);
+  EXPECT_TRUE(error->failed);
+  EXPECT_EQ(error->offset, 65u);
+  EXPECT_EQ(error->value.rfind("invalid length at byte 65 in Batch[0].Record[0].Key", 0), 0u)
+      << error->value;
+  EXPECT_NE(RenderObjectTree(nodes).find("<-- decoding failed here"), std::string::npos);
   field[16] = 9;
   nodes = ExplainRecords(field);
   ASSERT_EQ(nodes.size(), 1u);
-  EXPECT_EQ(nodes[0].name, "error");
+  EXPECT_EQ(nodes[0].label, "error");
+  EXPECT_TRUE(nodes[0].failed);
   EXPECT_NE(nodes[0].value.find("magic 9"), std::string::npos);
 }
 

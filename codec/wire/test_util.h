@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codec/wire/error.h"
+#include "codec/wire/hex.h"
 
 namespace kwire {
 
@@ -21,44 +22,25 @@ inline void PrintTo(ErrorKind kind, std::ostream* os) { *os << ErrorKindName(kin
 
 namespace wire_testing {
 
-/// Parses "00 ff 7f" (spaces optional) into bytes. Aborts on malformed input so that a
-/// typo in a test literal cannot silently shorten an encoding.
+/// Parses "00 ff 7f" (spaces optional, between bytes only) into bytes with ParseHex
+/// (codec/wire/hex.h). Aborts on malformed input so that a typo in a test literal cannot
+/// silently shorten an encoding.
 inline std::vector<uint8_t> Hex(std::string_view hex) {
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    std::abort();
-  };
-  std::vector<uint8_t> out;
-  int high = -1;
-  for (char c : hex) {
+  std::string digits;
+  for (const char c : hex) {
     if (c == ' ') {
-      if (high >= 0) std::abort();
+      if (digits.size() % 2 != 0) std::abort();  // a space inside a byte
       continue;
     }
-    if (high < 0) {
-      high = nibble(c);
-    } else {
-      out.push_back(static_cast<uint8_t>(high << 4 | nibble(c)));
-      high = -1;
-    }
+    digits += c;
   }
-  if (high >= 0) std::abort();
+  std::vector<uint8_t> out;
+  if (!ParseHex(digits, out)) std::abort();
   return out;
 }
 
-/// Renders bytes as lowercase hex separated by spaces: "00 ff 7f".
-inline std::string ToHex(std::span<const uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i > 0) out += ' ';
-    out += kDigits[bytes[i] >> 4];
-    out += kDigits[bytes[i] & 0xf];
-  }
-  return out;
-}
+/// Renders bytes as lowercase hex separated by spaces: "00 ff 7f" (HexString).
+inline std::string ToHex(std::span<const uint8_t> bytes) { return HexString(bytes, " "); }
 
 /// Concatenates byte vectors.
 inline std::vector<uint8_t> Cat(std::vector<uint8_t> a, std::span<const uint8_t> b) {

@@ -1,18 +1,8 @@
 #include "tools/kwire/cli.h"
 
-#include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <iostream>
-#include <iterator>
-#include <map>
-#include <optional>
 #include <set>
-#include <span>
 #include <string>
 #include <vector>
 

@@ -2,19 +2,10 @@
 #include "tools/kwire/cli_internal.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <iostream>
-#include <iterator>
-#include <map>
-#include <optional>
-#include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/numbers.h"

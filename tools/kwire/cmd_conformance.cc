@@ -2,19 +2,15 @@
 #include "tools/kwire/cli_internal.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
-#include <iterator>
-#include <map>
+#include <initializer_list>
 #include <optional>
 #include <set>
-#include <span>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "absl/strings/numbers.h"

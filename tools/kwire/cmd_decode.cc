@@ -2,19 +2,16 @@
 #include "tools/kwire/cli_internal.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <iostream>
+#include <initializer_list>
 #include <iterator>
-#include <map>
-#include <optional>
+#include <memory>
 #include <set>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"

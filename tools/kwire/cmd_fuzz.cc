@@ -2,18 +2,10 @@
 #include "tools/kwire/cli_internal.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
+#include <cstdint>
 #include <fstream>
-#include <iostream>
-#include <iterator>
-#include <map>
 #include <optional>
 #include <set>
-#include <span>
 #include <string>
 #include <vector>
 

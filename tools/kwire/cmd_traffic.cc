@@ -2,19 +2,14 @@
 #include "tools/kwire/cli_internal.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
-#include <cstdlib>
+#include <cstdint>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <iostream>
-#include <iterator>
-#include <map>
 #include <optional>
 #include <set>
-#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
