@@ -281,7 +281,8 @@ build_java() {
   local jdk
   jdk="$(readlink -f "$(command -v "$java")")"
   s="$( { cat "$here/java/pom.xml"
-          find "$here/java/src" -type f -name '*.java' -print0 | LC_ALL=C sort -z | xargs -0 cat
+          find "$here/java/src" "$root/conformance/testees/apache-kafka/src/adapter" -type f \
+            -name '*.java' -print0 | LC_ALL=C sort -z | xargs -0 cat
           echo "$jdk"; } | sha256sum | cut -c1-16)"
   local cpfile="$cache/classpath-$s"
   if [ ! -f "$cpfile" ]; then

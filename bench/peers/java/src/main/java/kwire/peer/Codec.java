@@ -6,13 +6,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import kwire.kafka.KafkaFrames;
 import org.apache.kafka.common.message.ApiMessageType;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Message;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
  * Frames (int32 size, header, body) through Kafka's generated message classes, as the
@@ -22,10 +22,10 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
  * response's as {@code ResponseHeader.parse}; the body by {@code newRequest()/newResponse()}
  * and {@code read(Readable, version)}, what {@code AbstractRequest.parseRequest} and
  * {@code AbstractResponse.parseResponse} call underneath their wrappers. Records fields are
- * {@code MemoryRecords} over a slice of the frame (no copy, no check). Writing is Kafka's
- * two-pass write ({@code RequestUtils.serialize}): {@code size()} with an
- * {@link ObjectSerializationCache} (which keeps each string's UTF-8 bytes for the write),
- * then {@code write()} into one buffer.
+ * {@code MemoryRecords} over a slice of the frame (no copy, no check). The header version,
+ * the body class and the two-pass write come from the testee's adapter
+ * ({@code kwire.kafka.KafkaFrames}, conformance/testees/apache-kafka/src/adapter/java), their
+ * one home.
  */
 final class Codec {
   private Codec() {}
@@ -110,15 +110,15 @@ final class Codec {
       short key = buf.getShort(4);
       short ver = buf.getShort(6);
       ApiMessageType t = ApiMessageType.fromApiKey(key);
-      d.headerVersion = t.requestHeaderVersion(ver);
+      d.headerVersion = KafkaFrames.headerVersion(t, true, ver);
       d.header = new RequestHeaderData(in, d.headerVersion);
-      d.body = t.newRequest();
+      d.body = KafkaFrames.newBody(t, true);
       d.version = ver;
     } else {
       ApiMessageType t = ApiMessageType.fromApiKey(f.apiKey);
-      d.headerVersion = t.responseHeaderVersion(f.version);
+      d.headerVersion = KafkaFrames.headerVersion(t, false, f.version);
       d.header = new ResponseHeaderData(in, d.headerVersion);
-      d.body = t.newResponse();
+      d.body = KafkaFrames.newBody(t, false);
       d.version = f.version;
     }
     d.body.read(in, d.version);
@@ -128,20 +128,10 @@ final class Codec {
 
   /**
    * Writes d as a whole frame into {@code into} (cleared by the caller; capacity enough), or
-   * into a new buffer of the exact size when {@code into} is null. Returns the buffer.
+   * into a new buffer of the exact size when {@code into} is null (KafkaFrames.write, the
+   * testee's writer). Returns the buffer.
    */
   static ByteBuffer encode(Decoded d, ByteBuffer into) {
-    ObjectSerializationCache cache = new ObjectSerializationCache();
-    int hs = d.header.size(cache, d.headerVersion);
-    int bs = d.body.size(cache, d.version);
-    ByteBuffer buf = into != null ? into : ByteBuffer.allocate(4 + hs + bs);
-    if (buf.remaining() < 4 + hs + bs) {
-      throw new IllegalStateException("reused buffer too small");
-    }
-    buf.putInt(hs + bs);
-    ByteBufferAccessor out = new ByteBufferAccessor(buf);
-    d.header.write(out, cache, d.headerVersion);
-    d.body.write(out, cache, d.version);
-    return buf;
+    return KafkaFrames.write(d.header, d.headerVersion, d.body, d.version, into);
   }
 }

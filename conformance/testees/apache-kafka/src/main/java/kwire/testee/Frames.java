@@ -1,6 +1,7 @@
 package kwire.testee;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import kwire.kafka.KafkaFrames;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import org.apache.kafka.common.message.ApiMessageType;
@@ -9,7 +10,6 @@ import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Message;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.protocol.Readable;
 
 /**
@@ -151,7 +151,7 @@ final class Frames {
       } catch (RuntimeException e) {
         throw new Rejected(e.toString(), "unknown_api_key", 4);
       }
-      d.headerVersion = t.requestHeaderVersion(ver);
+      d.headerVersion = KafkaFrames.headerVersion(t, true, ver);
       RequestHeaderData h = new RequestHeaderData();
       read(h, acc, d.headerVersion, "RequestHeaderData");
       d.header = h;
@@ -160,16 +160,16 @@ final class Frames {
             + highest(t) + "; checked by the testee as a broker does, Java's readers do not)",
             "unsupported_version", 6);
       }
-      d.body = t.newRequest();
+      d.body = KafkaFrames.newBody(t, true);
       d.bodyVersion = ver;
       read(d.body, acc, ver, d.body.getClass().getSimpleName());
     } else {
       ApiMessageType t = vectorType;
-      d.headerVersion = t.responseHeaderVersion(r.version);
+      d.headerVersion = KafkaFrames.headerVersion(t, false, r.version);
       ResponseHeaderData h = new ResponseHeaderData();
       read(h, acc, d.headerVersion, "ResponseHeaderData");
       d.header = h;
-      d.body = t.newResponse();
+      d.body = KafkaFrames.newBody(t, false);
       d.bodyVersion = r.version;
       if (t == ApiMessageType.API_VERSIONS && r.version != 0) {
         // ApiVersionsResponse.parse: on any failure read the body again at v0 (KIP-511).
@@ -202,22 +202,10 @@ final class Frames {
     }
   }
 
-  /** size prefix + header + body, written by Kafka's writers after size(). */
+  /** size prefix + header + body, written by Kafka's writers after size() (KafkaFrames.write). */
   static byte[] encode(Message header, short hv, Message body, short bv, String what) throws Rejected {
     try {
-      ObjectSerializationCache cache = new ObjectSerializationCache();
-      int hs = header.size(cache, hv);
-      int bs = body.size(cache, bv);
-      ByteBuffer buf = ByteBuffer.allocate(4 + hs + bs);
-      buf.putInt(hs + bs);
-      ByteBufferAccessor w = new ByteBufferAccessor(buf);
-      header.write(w, cache, hv);
-      body.write(w, cache, bv);
-      if (buf.hasRemaining()) {
-        throw new IllegalStateException("size() said " + (hs + bs) + " bytes, write() wrote "
-            + (buf.position() - 4));
-      }
-      return buf.array();
+      return KafkaFrames.write(header, hv, body, bv, null).array();
     } catch (RuntimeException e) {
       throw new Rejected(what + " failed: " + e);
     }
@@ -227,9 +215,9 @@ final class Frames {
   static byte[] encodeJson(Request r, JsonNode q) throws Throwable {
     ApiMessageType t = supported(r.apiKey, r.version);
     short bv = q.has("body_version") ? (short) q.get("body_version").intValue() : r.version;
-    short hv = r.request ? t.requestHeaderVersion(r.version) : t.responseHeaderVersion(r.version);
+    short hv = KafkaFrames.headerVersion(t, r.request, r.version);
     Class<?> headerClass = r.request ? RequestHeaderData.class : ResponseHeaderData.class;
-    Class<?> bodyClass = (r.request ? t.newRequest() : t.newResponse()).getClass();
+    Class<?> bodyClass = KafkaFrames.newBody(t, r.request).getClass();
     Message header;
     Message body;
     try {
