@@ -343,6 +343,18 @@ TEST(FailingFrame, DataNamesTheErrorAndTheFailedNodes) {
   EXPECT_EQ(frame["hex"], "0000000f002900030000000000000002010100");  // 19 bytes
 }
 
+TEST(FailingFrame, DataCarriesTheHints) {
+  const std::vector<uint8_t> bytes = {0, 0, 0, 0x0f, 0, 0x29, 0, 3, 0, 0, 0, 0, 0, 0, 0, 2, 1, 1, 0};
+  FrameView f;
+  f.ex = ExplainRequestFrame(bytes);
+  f.hints = {"the size prefix at byte 0 reads 15; with 14 the frame decodes cleanly"};
+  const Json data = Json::parse(*PageDataText(ExplainPage({f})));
+  EXPECT_EQ(data["frames"][0]["error"]["hints"], Json::array({f.hints[0]}));
+  f.hints.clear();
+  const Json none = Json::parse(*PageDataText(ExplainPage({f})));
+  EXPECT_EQ(none["frames"][0]["error"]["hints"], Json::array());
+}
+
 TEST(FailingFrame, UnreadableHeaderStillGivesAPage) {
   FrameView f;
   f.ex = ExplainRequestFrame(std::vector<uint8_t>{0, 0});

@@ -259,6 +259,7 @@ Json FrameData(const FrameView& f, const PageLimits& limits) {
       e["detail"] = "";
     }
     e["message"] = std::string(ex.status.message());
+    e["hints"] = f.hints;
     j["error"] = std::move(e);
   }
   if (f.show_schema && api != nullptr && version) {

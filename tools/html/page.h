@@ -64,6 +64,10 @@ struct FrameView {
   std::string heading;
   /// The message definition's fields to show below the tree (site pages), or none.
   bool show_schema = false;
+  /// For a frame that does not decode: what its failure points at (the hints of
+  /// codec/harness/diagnose.h, as `kwire explain` prints them after "hint: "), shown under
+  /// the error; the data's error.hints.
+  std::vector<std::string> hints;
 };
 
 /// Limits of a page. A node costs about 60 bytes of page data plus its strings.
@@ -80,7 +84,7 @@ struct PageLimits {
 ///               keep, rest]...] (pre-order; flags: 1 failed, 2 redacted; the path is
 ///               the first `keep` characters of the parent's path followed by `rest`),
 ///    "nodes_dropped", "status": "ok" or "error",
-///    "error": null or {"kind", "offset", "path", "detail", "message"},
+///    "error": null or {"kind", "offset", "path", "detail", "message", "hints": [text...]},
 ///    "schema": (show_schema) {"message", "version", "rows": [[depth, name, type,
 ///               versions, nullable, tag, tagged, present]...]}}
 /// Strings are the explanation's as they are; invalid UTF-8 is replaced when written.

@@ -124,6 +124,11 @@
         add(d, el('dt', null, kv[0]));
         add(d, el('dd', 'error-' + kv[0], kv[1]));
       });
+      if (f.error.hints && f.error.hints.length) {
+        // What the failure points at (kwire explain's "hint:" lines).
+        var hints = add(box, el('ul', 'error-hints'));
+        f.error.hints.forEach(function (h) { add(hints, el('li', 'error-hint', 'hint: ' + h)); });
+      }
       if (this.errOffset >= 0) {
         var go = add(box, el('button', 'error-goto', 'show the failing byte'));
         go.type = 'button';

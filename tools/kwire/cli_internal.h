@@ -131,8 +131,12 @@ bool ResponseApi(const FrameInput& f, Correlator* requests, std::span<const uint
 /// the array element it failed in (diagnose.h's ErrorInContext).
 std::string FailureText(const FrameInput& f, std::span<const uint8_t> bytes, int16_t key,
                         int16_t version, const absl::Status& status);
-/// After a frame failed: the hints of codec/harness/diagnose.h on `err`, one line each.
-/// `following`: the stream after the frame.
+/// After a frame failed: the hints of codec/harness/diagnose.h, one text each (what
+/// PrintHints prints after "hint: "). `following`: the stream after the frame.
+std::vector<std::string> HintTexts(const FrameInput& f, std::span<const uint8_t> bytes,
+                                   std::span<const uint8_t> following, int16_t key,
+                                   int16_t version);
+/// After a frame failed: HintTexts on `err`, one line each.
 void PrintHints(const FrameInput& f, const char* cmd, const std::string& prefix,
                 std::span<const uint8_t> bytes, std::span<const uint8_t> following,
                 int16_t key, int16_t version, std::ostream& err);

@@ -494,6 +494,29 @@ TEST(KwireCli, DecodeHintsNameTheFault) {
             "reads 4, running to byte 20; with 12 there the frame decodes cleanly\n");
 }
 
+// explain --html (issue 35 item 2): the page carries the same hints as stderr, under the
+// frame's error.
+TEST(KwireCli, ExplainHtmlCarriesTheHints) {
+  const std::string page = testing::TempDir() + "/kwire-hints.html";
+  const Outcome o =
+      Kwire({"explain", "response", "--api", "36", "--version", "0", "--html", page}, kSasl1);
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_THAT(o.err, HasSubstr("kwire explain: hint: the frame decodes cleanly as "
+                               "SaslAuthenticateResponse v1, not v0"));
+  std::ifstream in(page);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::optional<std::string> data_text = html::PageDataText(text);
+  ASSERT_TRUE(data_text.has_value());
+  const nlohmann::json hints = nlohmann::json::parse(*data_text)["frames"][0]["error"]["hints"];
+  ASSERT_EQ(hints.size(), 2u) << hints.dump();
+  EXPECT_EQ(hints[0],
+            "the frame decodes cleanly as SaslAuthenticateResponse v1, not v0: was the request "
+            "another version? (--version auto reads it so)");
+  EXPECT_EQ(hints[1],
+            "the bytes length at byte 12 (SaslAuthenticateResponse.AuthBytes) reads 4, running "
+            "to byte 20; with 12 there the frame decodes cleanly");
+}
+
 TEST(KwireCli, DecodeVersionAuto) {
   const Outcome o = Kwire({"decode", "response", "--api", "36", "--version", "auto"}, kSasl1);
   EXPECT_EQ(o.rc, kExitOk) << o.err;

@@ -103,8 +103,17 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
       view.api_version = version;
     }
     if (a.flags.count("lengths") > 0) AddValueLengthRows(ex, true);  // --lengths
+    // What the frame's failure points at (codec/harness/diagnose.h): on stderr, and on the
+    // page under the error.
+    const size_t next = frames[i].at + bytes.size();
+    const std::vector<std::string> hints =
+        ex.status.ok()
+            ? std::vector<std::string>()
+            : HintTexts(f, bytes, std::span<const uint8_t>(f.bytes).subspan(std::min(next, f.bytes.size())),
+                        key, version);
     if (html_file) {
       view.ex = ex;
+      view.hints = hints;
       pages.push_back(std::move(view));
     } else {
       const absl::StatusOr<std::string> text = RenderExplainView(ex, shown, width);
@@ -118,10 +127,7 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
     }
     if (!ex.status.ok()) {
       err << "kwire explain: " << prefix << ErrorInContext(ex).ToString() << "\n";
-      const size_t next = frames[i].at + bytes.size();
-      PrintHints(f, "explain", prefix, bytes,
-                 std::span<const uint8_t>(f.bytes).subspan(std::min(next, f.bytes.size())), key,
-                 version, err);
+      for (const std::string& h : hints) err << "kwire explain: " << prefix << "hint: " << h << "\n";
       continue;
     }
     if (f.dir == Direction::kRequest) {

@@ -288,22 +288,32 @@ std::string FailureText(const FrameInput& f, std::span<const uint8_t> bytes, int
 
 // After a frame failed: the hints of codec/harness/diagnose.h on `err`, one line each
 // ("kwire decode: hint: ..."). `following`: the stream after the frame.
-void PrintHints(const FrameInput& f, const char* cmd, const std::string& prefix,
-                std::span<const uint8_t> bytes, std::span<const uint8_t> following,
-                int16_t key, int16_t version, std::ostream& err) {
+std::vector<std::string> HintTexts(const FrameInput& f, std::span<const uint8_t> bytes,
+                                   std::span<const uint8_t> following, int16_t key,
+                                   int16_t version) {
   DiagnoseOptions d;
   d.following = following;
   const FrameOptions options = FrameOptionsOf(f);
   const std::vector<DecodeHint> hints =
       f.dir == Direction::kRequest ? DiagnoseRequestFrame(bytes, options, d)
                                    : DiagnoseResponseFrame(bytes, key, version, options, d);
+  std::vector<std::string> out;
   for (const DecodeHint& h : hints) {
-    err << "kwire " << cmd << ": " << prefix << "hint: " << h.text;
+    std::string text = h.text;
     if (h.kind == DecodeHint::Kind::kVersion && f.dir == Direction::kResponse &&
         !f.version_auto && f.api != nullptr) {
-      err << " (--version auto reads it so)";
+      text += " (--version auto reads it so)";
     }
-    err << "\n";
+    out.push_back(std::move(text));
+  }
+  return out;
+}
+
+void PrintHints(const FrameInput& f, const char* cmd, const std::string& prefix,
+                std::span<const uint8_t> bytes, std::span<const uint8_t> following,
+                int16_t key, int16_t version, std::ostream& err) {
+  for (const std::string& text : HintTexts(f, bytes, following, key, version)) {
+    err << "kwire " << cmd << ": " << prefix << "hint: " << text << "\n";
   }
 }
 
