@@ -43,7 +43,7 @@ jobs="${KWIRE_BUILD_JOBS:-$(nproc)}"
 targets=$(sed -n '/^set(KWIRE_FUZZERS/,/^)/p' "$kwire/fuzz/CMakeLists.txt" | grep -o '[a-z_]*_fuzzer')
 
 # One work folder per sanitizer x engine x architecture x compiler/flags (and dependency
-# source revisions): everything that changes the objects.
+# source revisions, AFL++'s instrumentation settings): everything that changes the objects.
 deps_list="abseil-cpp zlib snappy lz4 zstd"
 revs=""
 for d in $deps_list; do
@@ -51,7 +51,10 @@ for d in $deps_list; do
     revs+="$d=$(git -C "$SRC/$d" rev-parse HEAD 2>/dev/null || echo unknown) "
   fi
 done
-flags_hash=$(printf '%s\n' "$CC" "$CXX" "$CFLAGS" "$CXXFLAGS" "$LIB_FUZZING_ENGINE" "$revs" |
+# AFL++'s compiler wrappers also take their instrumentation from the environment
+# (AFL_LLVM_INSTRUMENT, AFL_LLVM_DENYLIST, AFL_USE_ASAN, ...): part of the key too.
+afl_env=$(env | grep -E '^AFL_(LLVM|USE)_' | LC_ALL=C sort)
+flags_hash=$(printf '%s\n' "$CC" "$CXX" "$CFLAGS" "$CXXFLAGS" "$LIB_FUZZING_ENGINE" "$revs" "$afl_env" |
   sha1sum | cut -c1-10)
 build_key="${SANITIZER:-nosanitizer}-${FUZZING_ENGINE:-noengine}${ARCHITECTURE:+-$ARCHITECTURE}-$flags_hash"
 build_dir="$WORK/kwire-$build_key"

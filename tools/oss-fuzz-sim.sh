@@ -26,7 +26,8 @@
 # FUZZING_ENGINE=afl (SANITIZER=address only, as OSS-Fuzz builds AFL++): base-builder's
 # compile_afl instead, with Debian's AFL++ 4.04c for the one OSS-Fuzz builds from source:
 # CC=afl-clang-fast CXX=afl-clang-fast++, no -fsanitize=fuzzer-no-link (AFL++ brings its
-# own instrumentation), LIB_FUZZING_ENGINE=/usr/lib/afl/libAFLDriver.a (its
+# own instrumentation; here clang's native trace-pc-guard, AFL_LLVM_INSTRUMENT=LLVMNATIVE,
+# because 4.04c's PCGUARD pass has a select off-by-one, see below), LIB_FUZZING_ENGINE=/usr/lib/afl/libAFLDriver.a (its
 # libFuzzer-compatible driver), AFL_QUIET AFL_IGNORE_PROBLEMS AFL_IGNORE_UNKNOWN_ENVS and
 # no leak checks during the build, afl-fuzz and afl_options.txt copied to $OUT; then the
 # same checks where they apply, with bad_build_check's afl rules for the start: afl-fuzz
@@ -159,19 +160,23 @@ else
   export LIB_FUZZING_ENGINE="$afl_driver"
   export AFL_QUIET=1 AFL_IGNORE_PROBLEMS=1 AFL_IGNORE_UNKNOWN_ENVS=1
   export ASAN_OPTIONS="detect_leaks=0:symbolize=0:detect_odr_violation=0:abort_on_error=1"
-  # Debian's AFL++ 4.04c (OSS-Fuzz builds a newer one) sizes some functions' coverage
-  # guard arrays without the slots of the `select` instructions it instruments, so the
-  # instrumentation reads a guard past the array's end and writes the map at whatever
-  # index it finds there: a SEGV as soon as the neighbouring data is not a guard. Seen
-  # in boost::crc's table generation (make_partial_xor_products_table, via
-  # codec/records/crc32c.cc, the boost CRC-32C backend) on the first record batch of
-  # every request seed (2026-12-03). The CRC source and boost::crc's templates (whose
-  # debug locations are in crc.hpp) are left uninstrumented (no coverage to gain there);
-  # ccache hashes the list, so objects built without it are not reused.
-  afl_denylist="$root/build/oss-fuzz-sim/afl-denylist.txt"
-  mkdir -p "$(dirname "$afl_denylist")"
-  printf 'src: *codec/records/crc32c.cc\nsrc: */boost/crc.hpp\n' >"$afl_denylist"
-  export AFL_LLVM_DENYLIST="$afl_denylist" CCACHE_EXTRAFILES="$afl_denylist"
+  # Instrumentation: clang's own trace-pc-guard (AFL_LLVM_INSTRUMENT=LLVMNATIVE, edge
+  # guards fed to AFL++'s runtime) instead of AFL++ 4.04c's PCGUARD pass. That pass has an
+  # off-by-one in its `select` instrumentation (fixed upstream in 420e36dc, "select counter
+  # off by one error", first released in 4.08c; OSS-Fuzz builds a newer AFL++): the last
+  # select of each function reads the guard one past its function's guard array. Harmless
+  # while the next array follows; for the array that ends the __sancov_guards section it
+  # reads the first bytes of .bss, not a guard, and the map write SEGVs. Whichever function
+  # links last meets it, so it moves with unrelated changes (boost::crc's table, 2026-12-03;
+  # EscapeUtf8ForDisplay in request_explain_fuzzer, 2026-12-04: the read was at exactly
+  # .bss's start). Native guards have no select slots, so the whole class is gone.
+  # ccache does not see AFL_ variables: the settings file is hashed with every compile, so
+  # objects of another instrumentation are never reused.
+  export AFL_LLVM_INSTRUMENT=LLVMNATIVE
+  afl_settings="$root/build/oss-fuzz-sim/afl-settings.txt"
+  mkdir -p "$(dirname "$afl_settings")"
+  printf 'AFL_LLVM_INSTRUMENT=%s\n' "$AFL_LLVM_INSTRUMENT" >"$afl_settings"
+  export CCACHE_EXTRAFILES="$afl_settings"
 fi
 export CXXFLAGS="$CFLAGS"
 export KWIRE_BUILD_JOBS="${KWIRE_BUILD_JOBS:-2}"
