@@ -5,7 +5,9 @@ Layers, lowest first: wire (bytes, Reader/Writer) → schema (FieldSpec, the dec
 encode walks, generated messages) → records (record batches; may use schema: it
 implements its RecordsValidator) → protocol (registry, frames) → harness (codec/harness/:
 the explain visitor, the fillers and the records display: kwire_explain / kwire_fill /
-kwire_records_print, outside the core library). A layer is a folder of codec/, declared
+kwire_records_print, outside the core library) → include (codec/include/kwire/: the facade
+headers users include as <kwire/kwire.h>, over everything below). A layer is a folder of
+codec/ (its subfolders belong to it), declared
 by directory; a folder that is not a layer fails. A source or header may include its own
 layer and the ones below, never one above; tests are exempt (they sit on top of
 everything).
@@ -25,7 +27,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"codec/([a-z_]+)/([A-Za-z0-9_./]+)"', r
 
 # One layer per folder of codec/ (the harness has its own: codec/harness/); the generated
 # message types (gen/codec/generated/) belong to schema.
-LAYERS = ["wire", "schema", "records", "protocol", "harness"]
+LAYERS = ["wire", "schema", "records", "protocol", "harness", "include"]
 NOT_CODE = {"defs"}  # codec/defs/: definition files, no C++
 
 
@@ -67,10 +69,12 @@ def codec_files():
         path = os.path.join(ROOT, "codec", directory)
         if not os.path.isdir(path) or directory in NOT_CODE:
             continue
-        for name in os.listdir(path):
-            if name.endswith((".h", ".cc")):
-                with open(os.path.join(path, name), encoding="utf-8") as f:
-                    files[(directory, name)] = f.read()
+        for sub, _, names in os.walk(path):
+            for name in names:
+                if name.endswith((".h", ".cc")):
+                    rel = os.path.relpath(os.path.join(sub, name), path)
+                    with open(os.path.join(sub, name), encoding="utf-8") as f:
+                        files[(directory, rel)] = f.read()
     return files
 
 

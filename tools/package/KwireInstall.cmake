@@ -3,6 +3,8 @@
 # kwire.pc. Included from the top-level CMakeLists.txt when KWIRE_INSTALL is ON.
 #
 # Layout under the prefix (GNUInstallDirs):
+#   include/kwire/kwire.h, explain.h   the facade headers: #include <kwire/kwire.h> with
+#                                      -I<prefix>/include (kwire::kwire, kwire.pc)
 #   include/kwire/codec/...            headers: #include "codec/protocol/frame.h" with
 #   include/kwire/conformance/check.h  -I<prefix>/include/kwire (the exported targets and
 #                                      kwire.pc add it; "codec/" is too generic a name for
@@ -16,7 +18,7 @@
 # find_package(kwire) components, one export set each (loaded in this order):
 #   wire     kwire::wire                     Reader / Writer / varints / Error
 #   records  kwire::crc32c, kwire::records   record batches, CRC-32C, compression
-#   codec    kwire::codec                    generated messages (decode, encode, equality,
+#   codec    kwire::kwire, kwire::codec      generated messages (decode, encode, equality,
 #                                            copy), registry, frames: the core
 #   explain  kwire::explain,                 object trees of frames (print.h, explain.h),
 #            kwire::records_print            record batches inside them
@@ -36,7 +38,7 @@ set(KWIRE_HEADER_DIR ${CMAKE_INSTALL_INCLUDEDIR}/kwire)
 set(KWIRE_COMPONENTS wire records codec explain fill)
 set(KWIRE_COMPONENT_TARGETS_wire kwire_wire)
 set(KWIRE_COMPONENT_TARGETS_records kwire_crc32c kwire_records)
-set(KWIRE_COMPONENT_TARGETS_codec kwire_codec)
+set(KWIRE_COMPONENT_TARGETS_codec kwire_codec kwire_kwire)
 set(KWIRE_COMPONENT_TARGETS_explain kwire_explain kwire_records_print)
 set(KWIRE_COMPONENT_TARGETS_fill kwire_fill)
 if(TARGET kwire_conformance)
@@ -60,7 +62,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/codec/ DESTINATION ${KWIRE_HEADER_DIR}/c
         FILES_MATCHING PATTERN "*.h" PATTERN "*.inc"
         PATTERN "*_test*" EXCLUDE
         PATTERN "test_util.h" EXCLUDE
-        PATTERN "defs" EXCLUDE)
+        PATTERN "defs" EXCLUDE
+        PATTERN "include" EXCLUDE)
+# The facade headers (<kwire/kwire.h>, <kwire/explain.h>): include/kwire/*.h.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/codec/include/kwire/ DESTINATION ${KWIRE_HEADER_DIR}
+        FILES_MATCHING PATTERN "*.h")
 install(FILES ${KWIRE_GEN_HEADERS} DESTINATION ${KWIRE_HEADER_DIR}/codec/generated)
 if(TARGET kwire_conformance)
   install(FILES ${PROJECT_SOURCE_DIR}/conformance/check.h

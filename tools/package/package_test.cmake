@@ -47,6 +47,8 @@ if(KWIRE_STEP STREQUAL "install")
   # helpers) and the generator's list.
   file(GLOB_RECURSE source_headers RELATIVE ${KWIRE_SOURCE_DIR} ${KWIRE_SOURCE_DIR}/codec/*.h)
   list(FILTER source_headers EXCLUDE REGEX "_test[^/]*\\.h$|/test_util\\.h$")
+  # The facade headers (codec/include/kwire/X.h) are installed as include/kwire/X.h.
+  list(TRANSFORM source_headers REPLACE "^codec/include/kwire/" "")
   file(STRINGS ${KWIRE_GEN_HEADERS_FILE} gen_headers)
   set(expected ${source_headers})
   foreach(h IN LISTS gen_headers)

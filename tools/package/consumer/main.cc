@@ -21,12 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "codec/generated/describe_delegation_token_request.h"
-#include "codec/generated/fetch_response.h"
-#include "codec/protocol/frame.h"
-#include "codec/records/record_batch.h"
-#include "codec/wire/error.h"
-#include "codec/wire/hex.h"
+#include <kwire/kwire.h>  // the core, as the README's snippets include it (kwire::kwire)
 
 namespace {
 
