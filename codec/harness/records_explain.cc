@@ -36,29 +36,37 @@ struct Parent {
   size_t offset;
 };
 
+// What a row is. Add takes a node's kind, type and verdict from it, never from the row's
+// name or type text.
+enum class Row : uint8_t {
+  kWire,     ///< A field or group read from the wire, or from a decompressed payload.
+  kBatch,    ///< A batch or a partial batch: Kind::kRecords.
+  kPayload,  ///< A compressed batch's records: the rows below it have no wire position.
+  kDerived,  ///< A value worked out from the batch (compression, crcCheck, producer):
+             ///< typed "(derived)", it is no wire field.
+  kSummary,  ///< "…": rows left out.
+  kError,    ///< A failure: marked failed.
+};
+
 // Appends one node under `p` and returns it as the parent of its children. A node
-// without a wire position (kNoOffset: inside a decompressed payload, a summary, a value
-// derived from the batch) takes its parent's offset and size 0. Batches and partial
-// batches are Kind::kRecords, "error" nodes are marked failed, and a row with neither a
-// position nor a type (compression, crcCheck, producer) is typed "(derived)": it is no
-// wire field.
-Parent Add(std::vector<PrintNode>& out, const Parent& p, std::string name, std::string type,
-           std::string value, size_t offset = kNoOffset, size_t length = 0) {
+// without a wire position (kNoOffset: inside a decompressed payload, a summary, a derived
+// value) takes its parent's offset and size 0.
+Parent Add(std::vector<PrintNode>& out, const Parent& p, Row row, std::string name,
+           std::string type, std::string value, size_t offset = kNoOffset, size_t length = 0) {
   PrintNode n;
   const bool placed = offset != kNoOffset;
-  const bool batch = name.rfind("Batch[", 0) == 0 || name == "partial batch";
-  n.kind = batch ? PrintNode::Kind::kRecords : PrintNode::Kind::kField;
+  n.kind = row == Row::kBatch ? PrintNode::Kind::kRecords : PrintNode::Kind::kField;
   n.depth = p.depth;
   n.offset = placed ? offset : p.offset;
   n.size = placed ? length : 0;
   n.path = absl::StrCat(p.path, ".", name);
-  n.type = !placed && type.empty() && name != "…" ? "(derived)" : std::move(type);
+  n.type = row == Row::kDerived ? "(derived)" : std::move(type);
   // Records of a compressed batch are read from the decompressed payload: their rows
   // have no wire position (they are placed at the payload's first byte, size 0).
-  if (n.type == "compressed records") {
+  if (row == Row::kPayload) {
     n.note = "in the decompressed payload: the rows below have no wire position [offset, 0B]";
   }
-  n.failed = name == "error";
+  n.failed = row == Row::kError;
   n.label = std::move(name);
   n.value = std::move(value);
   Parent child{n.path, p.depth + 1, n.offset};
@@ -73,7 +81,7 @@ void AddHeaderFields(const BatchView& b, const Parent& batch, std::vector<PrintN
     static constexpr const char* kTypes[] = {"", "int8", "int16", "", "int32", "", "", "",
                                              "int64"};
     const char* type = len == 4 && std::string_view(name) == "crc" ? "uint32" : kTypes[len];
-    Add(out, batch, name, type, std::move(value), at + rel, len);
+    Add(out, batch, Row::kWire, name, type, std::move(value), at + rel, len);
   };
   add("baseOffset", absl::StrCat(h.base_offset), 0, 8);
   add(b.magic() == 2 ? "batchLength" : "messageSize", absl::StrCat(h.batch_length), 8, 4);
@@ -122,7 +130,7 @@ void AddRecord(const BatchView& b, const Record& rec, size_t j, bool in_payload,
     absl::StrAppend(&summary, ", control ", type ? type : absl::StrCat("type ", c.type));
     if (c.marker) absl::StrAppend(&summary, " (coordinatorEpoch ", c.marker->coordinator_epoch, ")");
   }
-  const Parent n = Add(out, records, absl::StrFormat("Record[%d]", j),
+  const Parent n = Add(out, records, Row::kWire, absl::StrFormat("Record[%d]", j),
                        b.magic() == 2 ? "record" : "message", summary,
                        in_payload ? kNoOffset : rec.wire_offset, in_payload ? 0 : rec.wire_size);
   auto bytes = [&](const std::optional<std::string_view>& v) {
@@ -136,7 +144,7 @@ void AddRecord(const BatchView& b, const Record& rec, size_t j, bool in_payload,
     // runs to the next one's first byte.
     auto add = [&out](const Parent& parent, const char* name, const char* type,
                       std::string value, size_t at, size_t next) {
-      Add(out, parent, name, type, std::move(value), at, next - at);
+      Add(out, parent, Row::kWire, name, type, std::move(value), at, next - at);
     };
     const size_t headers_end = lay->headers.empty() ? lay->end : lay->headers[0].key_length;
     add(n, "length", "varint", absl::StrCat(lay->end - lay->attributes), lay->length,
@@ -157,7 +165,7 @@ void AddRecord(const BatchView& b, const Record& rec, size_t j, bool in_payload,
       const RecordHeader& h = rec.headers[k];
       const RecordLayout::Header& hl = lay->headers[k];
       const size_t next = k + 1 < lay->headers.size() ? lay->headers[k + 1].key_length : lay->end;
-      const Parent hn = Add(out, n, absl::StrFormat("Headers[%d]", k), "header",
+      const Parent hn = Add(out, n, Row::kWire, absl::StrFormat("Headers[%d]", k), "header",
                             absl::StrCat(bytes(h.key), " = ", bytes(h.value)), hl.key_length,
                             next - hl.key_length);
       add(hn, "headerKeyLength", "varint", absl::StrCat(h.key.size()), hl.key_length, hl.key);
@@ -168,15 +176,15 @@ void AddRecord(const BatchView& b, const Record& rec, size_t j, bool in_payload,
     return;
   }
   if (b.magic() == 2) {  // wire order (protocol guide "Record"); no positions here
-    Add(out, n, "attributes", "int8", absl::StrCat(rec.attributes));
-    Add(out, n, "timestampDelta", "varlong", absl::StrCat(rec.timestamp_delta));
-    Add(out, n, "offsetDelta", "varint", absl::StrCat(rec.offset_delta));
+    Add(out, n, Row::kWire, "attributes", "int8", absl::StrCat(rec.attributes));
+    Add(out, n, Row::kWire, "timestampDelta", "varlong", absl::StrCat(rec.timestamp_delta));
+    Add(out, n, Row::kWire, "offsetDelta", "varint", absl::StrCat(rec.offset_delta));
   }
-  Add(out, n, "key", "bytes", bytes(rec.key));
-  Add(out, n, "value", "bytes", bytes(rec.value));
+  Add(out, n, Row::kWire, "key", "bytes", bytes(rec.key));
+  Add(out, n, Row::kWire, "value", "bytes", bytes(rec.value));
   for (size_t k = 0; k < rec.headers.size(); ++k) {
     const RecordHeader& h = rec.headers[k];
-    Add(out, n, absl::StrFormat("Headers[%d]", k), "header",
+    Add(out, n, Row::kWire, absl::StrFormat("Headers[%d]", k), "header",
         absl::StrCat(bytes(h.key), " = ", bytes(h.value)));
   }
 }
@@ -204,7 +212,7 @@ std::vector<PrintNode> ExplainRecords(std::span<const uint8_t> field, const Expl
                    : absl::StrFormat("0x%08x (MISMATCH, computed 0x%08x)", h.crc,
                                      b.computed_crc());
     const Parent n = Add(
-        out, top, absl::StrFormat("Batch[%d]", b.index()),
+        out, top, Row::kBatch, absl::StrFormat("Batch[%d]", b.index()),
         b.magic() == 2 ? "RecordBatch v2" : absl::StrFormat("message v%d", b.magic()),
         absl::StrFormat("magic %d, baseOffset %d, %s, %s, crc %s", b.magic(), h.base_offset,
                         h.records_count < 0 ? std::string("records in wrapper")
@@ -212,10 +220,10 @@ std::vector<PrintNode> ExplainRecords(std::span<const uint8_t> field, const Expl
                         AttributeSummary(b), b.crc_ok() ? "ok" : "MISMATCH"),
         b.offset(), b.bytes().size());
     if (o.header_fields) AddHeaderFields(b, n, out);
-    Add(out, n, "compression", "", CompressionName(h.compression()));
-    Add(out, n, "crcCheck", "", crc);
+    Add(out, n, Row::kDerived, "compression", "", CompressionName(h.compression()));
+    Add(out, n, Row::kDerived, "crcCheck", "", crc);
     if (b.magic() == 2) {
-      Add(out, n, "producer", "",
+      Add(out, n, Row::kDerived, "producer", "",
           absl::StrFormat("id %d, epoch %d, baseSequence %d%s", h.producer_id, h.producer_epoch,
                           h.base_sequence, h.is_transactional() ? ", transactional" : ""));
     }
@@ -227,12 +235,13 @@ std::vector<PrintNode> ExplainRecords(std::span<const uint8_t> field, const Expl
     if (b.magic() == 2 && h.compression() == Compression::kNone) ro.layout = &layouts;
     if (e.ok()) e = b.DecodeRecords(ro, &set);
     if (!e.ok()) {
-      Add(out, n, "error", "", e.ToString(), e.offset);
+      Add(out, n, Row::kError, "error", "", e.ToString(), e.offset);
       continue;
     }
     const bool in_payload = h.compression() != Compression::kNone;
     const Parent recs = Add(
-        out, n, "Records", in_payload ? "compressed records" : "records",
+        out, n, in_payload ? Row::kPayload : Row::kWire, "Records",
+        in_payload ? "compressed records" : "records",
         in_payload ? absl::StrFormat("%d (%d bytes compressed, %d decompressed)", set.size(),
                                      b.payload().size(), set.decompressed().size())
                    : absl::StrCat(set.size()),
@@ -242,10 +251,13 @@ std::vector<PrintNode> ExplainRecords(std::span<const uint8_t> field, const Expl
                 out);
     }
     if (set.size() > o.max_records_per_batch) {
-      Add(out, recs, "…", "", absl::StrFormat("%d more records", set.size() - o.max_records_per_batch));
+      Add(out, recs, Row::kSummary, "…", "",
+          absl::StrFormat("%d more records", set.size() - o.max_records_per_batch));
     }
   }
-  if (skipped > 0) Add(out, top, "…", "", absl::StrFormat("%d more batches", skipped));
+  if (skipped > 0) {
+    Add(out, top, Row::kSummary, "…", "", absl::StrFormat("%d more batches", skipped));
+  }
   // The policy's verdict on how the field ends (a partial batch where none may be, no
   // batch where one is required).
   const Error end = o.policy != nullptr && it.state() != BatchIterator::kError
@@ -253,14 +265,15 @@ std::vector<PrintNode> ExplainRecords(std::span<const uint8_t> field, const Expl
                                         o.version)
                         : Error{};
   if (!end.ok() && it.state() != BatchIterator::kPartialBatch) {
-    Add(out, top, "error", "", end.ToString(), end.offset, 0);
+    Add(out, top, Row::kError, "error", "", end.ToString(), end.offset, 0);
   }
   switch (it.state()) {
     case BatchIterator::kPartialBatch: {
       const char* why = !end.ok()          ? "not allowed here"
                         : o.policy != nullptr ? "allowed at the end of this field"
                                               : "normal at the end of a Fetch response";
-      Add(out, top, end.ok() ? "partial batch" : "error", "",
+      Add(out, top, end.ok() ? Row::kBatch : Row::kError, end.ok() ? "partial batch" : "error",
+          "",
           !end.ok() ? end.ToString()
           : it.partial_need() > 0
               ? absl::StrFormat("%d of %d bytes (%s)", it.partial_have(), it.partial_need(), why)
@@ -270,7 +283,7 @@ std::vector<PrintNode> ExplainRecords(std::span<const uint8_t> field, const Expl
     }
     case BatchIterator::kError:
       // Covers the failing batch to the end of the field (the error text has the byte).
-      Add(out, top, "error", "", it.error().ToString(), next_offset,
+      Add(out, top, Row::kError, "error", "", it.error().ToString(), next_offset,
           field_offset + field.size() - next_offset);
       break;
     default:
