@@ -52,9 +52,10 @@ for d in $deps_list; do
   fi
 done
 # AFL++'s compiler wrappers also take their instrumentation from the environment
-# (AFL_LLVM_INSTRUMENT, AFL_LLVM_DENYLIST, AFL_USE_ASAN, ...): part of the key too.
-afl_env=$(env | grep -E '^AFL_(LLVM|USE)_' | LC_ALL=C sort)
-flags_hash=$(printf '%s\n' "$CC" "$CXX" "$CFLAGS" "$CXXFLAGS" "$LIB_FUZZING_ENGINE" "$revs" "$afl_env" |
+# (AFL_LLVM_INSTRUMENT, AFL_LLVM_DENYLIST, AFL_USE_ASAN, ...): part of the key too (when
+# set: other builds keep their keys).
+afl_env=$(env | grep -E '^AFL_(LLVM|USE)_' | LC_ALL=C sort || true)  # none: grep fails (bash -e)
+flags_hash=$(printf '%s\n' "$CC" "$CXX" "$CFLAGS" "$CXXFLAGS" "$LIB_FUZZING_ENGINE" "$revs" ${afl_env:+"$afl_env"} |
   sha1sum | cut -c1-10)
 build_key="${SANITIZER:-nosanitizer}-${FUZZING_ENGINE:-noengine}${ARCHITECTURE:+-$ARCHITECTURE}-$flags_hash"
 build_dir="$WORK/kwire-$build_key"
