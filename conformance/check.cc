@@ -12,6 +12,7 @@
 #include "codec/harness/minimal.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/byte_diff.h"
 #include "codec/wire/hex.h"
 #include "conformance/xml_escape.h"
 
@@ -45,16 +46,6 @@ bool ParseInt16(const std::string& s, int16_t& out) {
 
 std::string Where(const std::string& file, int line) {
   return absl::StrFormat("%s:%d", file, line);
-}
-
-// "first difference at byte N (got xx, want yy)".
-std::string FirstDifference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
-  size_t i = 0;
-  while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
-  if (i < got.size() && i < want.size()) {
-    return absl::StrFormat("first difference at byte %d (got %02x, want %02x)", i, got[i], want[i]);
-  }
-  return absl::StrFormat("lengths differ (got %d bytes, want %d)", got.size(), want.size());
 }
 
 // Parses the `vector` line of a seeds block.
@@ -304,7 +295,7 @@ std::vector<std::string> CheckVector(const Vector& v, const VectorFile& file,
       failures.push_back("re-encode: " + std::string(reencoded.status().message()));
     } else if (*reencoded != v.bytes) {
       failures.push_back("decode -> encode is not byte-identical: " +
-                         FirstDifference(*reencoded, v.bytes) + "; re-encoded " + HexString(*reencoded));
+                         DescribeFrameDifference(v.bytes, *reencoded, "re-encoded") + "; re-encoded " + HexString(*reencoded));
     }
   }
   const auto minimal = EncodeMinimalFrame(*api, v.version, v.dir);
@@ -312,7 +303,7 @@ std::vector<std::string> CheckVector(const Vector& v, const VectorFile& file,
     failures.push_back("minimal instance: " + std::string(minimal.status().message()));
   } else if (*minimal != v.bytes) {
     failures.push_back("the codec's minimal instance differs from the reference: " +
-                       FirstDifference(*minimal, v.bytes) + "; codec " + HexString(*minimal));
+                       DescribeFrameDifference(v.bytes, *minimal, "codec") + "; codec " + HexString(*minimal));
   }
   if (!file.seeds) {
     const bool removed = api->IsRemoved(v.version);

@@ -12,6 +12,7 @@
 #include "conformance/testee_internal.h"
 #include "tools/json/json.h"
 
+#include "codec/wire/byte_diff.h"
 #include "codec/wire/hex.h"
 
 namespace kwire::conformance {
@@ -21,13 +22,6 @@ using Json = nlohmann::ordered_json;
 using testee_internal::Clean;
 using testee_internal::kOps;
 using testee_internal::Shorten;
-
-std::string FirstDifference(std::span<const uint8_t> want, std::span<const uint8_t> got) {
-  size_t i = 0;
-  while (i < want.size() && i < got.size() && want[i] == got[i]) ++i;
-  return absl::StrFormat("%d bytes expected, %d answered, first difference at byte %d", want.size(),
-                         got.size(), i);
-}
 
 // Where the answer's JSON differs from the vector's, member by member in the vector's
 // order (the JSON mapping's fields in wire order): every member there and nothing else,
@@ -242,7 +236,7 @@ void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpR
     if (it == a.end() || !it->is_string() || !ParseHex(it->get<std::string>(), got)) {
       return fail("the answer has no \"frame\" of hex digits");
     }
-    if (got != frame) return fail(absl::StrCat("different frame: ", FirstDifference(frame, got)));
+    if (got != frame) return fail(absl::StrCat("different frame: ", DescribeFrameDifference(frame, got, "answered")));
     r.verdict = "pass";
     return;
   }
@@ -270,7 +264,7 @@ void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpR
   }
   if (*bytes != frame) {
     return fail(absl::StrCat("the answer's values are not the frame's (encoded: ",
-                             FirstDifference(frame, *bytes), ")"));
+                             DescribeFrameDifference(frame, *bytes, "encoded"), ")"));
   }
   r.verdict = "pass";
 }

@@ -159,7 +159,7 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
     if (!std::equal(encoded->begin(), encoded->end(), in.begin(), in.end())) {
       reencode(*strict, EncodeOptions{}, strict_options);
       KWIRE_FUZZ_CHECK(false, "canonical %s v%d does not re-encode byte-identically: %s", name,
-                       version, FirstDifference(in, *encoded));
+                       version, ShowDifference(in, *encoded));
     }
     auto lenient = decode(in, java);
     KWIRE_FUZZ_CHECK(lenient.ok() && SameFrame(*strict, *lenient),
@@ -199,7 +199,7 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
     KWIRE_FUZZ_CHECK(std::equal(encoded.begin(), encoded.end(), in.begin(), in.end()),
                      "%s v%d decoded under the verbatim options does not re-encode "
                      "byte-identically: %s",
-                     name, version, FirstDifference(in, encoded));
+                     name, version, ShowDifference(in, encoded));
     auto refused = encode(*kept, EncodeOptions{});
     if (refused.ok()) {
       FrameOptions opaque;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "absl/strings/str_format.h"
+#include "codec/wire/byte_diff.h"
 #include "codec/wire/hex.h"
 
 namespace kwire::fuzz {
@@ -35,10 +36,10 @@ inline std::string Hex(std::span<const uint8_t> b, size_t max = 96) {
   return out;
 }
 
-/// Describes where two byte strings first differ (for "not byte-identical" reports).
-inline std::string FirstDifference(std::span<const uint8_t> a, std::span<const uint8_t> b) {
-  size_t i = 0;
-  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+/// Describes where two byte strings first differ (for "not byte-identical" reports), with
+/// the bytes around it.
+inline std::string ShowDifference(std::span<const uint8_t> a, std::span<const uint8_t> b) {
+  const size_t i = kwire::FirstDifference(a, b);
   const size_t from = i > 16 ? i - 16 : 0;
   return absl::StrFormat("sizes %d vs %d, first difference at byte %d\n  input:   ...%s\n"
                          "  encoded: ...%s",

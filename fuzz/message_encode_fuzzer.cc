@@ -140,7 +140,7 @@ bool CheckDecodes(const FrameParts& s, int16_t version, const EncodeOptions& eo,
   auto again = back->Encode(eo);
   KWIRE_FUZZ_CHECK(again.ok() && *again == bytes, "%s v%d: decode then encode differs: %s", name,
                    version,
-                   again.ok() ? FirstDifference(bytes, *again) : again.status().ToString());
+                   again.ok() ? ShowDifference(bytes, *again) : again.status().ToString());
   return back->BitwiseEquals(s);
 }
 

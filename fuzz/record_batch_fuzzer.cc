@@ -146,7 +146,7 @@ void CheckRoundTrip(const BatchView& batch, const RecordSet& records,
     KWIRE_FUZZ_CHECK(std::equal(bytes.begin(), bytes.end(), batch.bytes().begin(),
                                 batch.bytes().end()),
                      "uncompressed batch does not re-encode byte-identically: %s",
-                     FirstDifference(batch.bytes(), bytes));
+                     ShowDifference(batch.bytes(), bytes));
   }
   // What a decoded v2 batch never holds, the encoder refuses: another magic, codecs 5-7.
   BatchHeader other_magic = batch.header();

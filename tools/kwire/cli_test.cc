@@ -342,7 +342,10 @@ TEST(KwireCli, DecodeQuirksReencodeDiffers) {
   EXPECT_EQ(java.rc, kExitFailure);
   EXPECT_EQ(java.out, std::string(kDdt3Request) + "\n");
   EXPECT_THAT(java.err, HasSubstr("decoded, but re-encodes differently"));
-  EXPECT_THAT(java.err, HasSubstr("first difference at byte 3"));
+  // The size prefix differs (one byte shorter); the message names the varint that did it.
+  EXPECT_THAT(java.err, HasSubstr("21 bytes expected, 20 re-encoded: the size prefix differs; "
+                                  "after it, first difference at byte 15 (expected 82, "
+                                  "re-encoded 02)"));
   EXPECT_EQ(Kwire({"decode", "request", "--quirks", "non-canonical-varint"}, frame).rc,
             kExitFailure);
 }

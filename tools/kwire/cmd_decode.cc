@@ -23,6 +23,7 @@
 #include "codec/protocol/frame.h"
 #include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/byte_diff.h"
 #include "codec/wire/hex.h"
 #include "tools/json/json.h"
 
@@ -147,13 +148,11 @@ FrameVerdict DecodeOne(const FrameInput& f, Correlator* requests,
     out << HexString(*again) << "\n";
   }
   if (!std::equal(again->begin(), again->end(), bytes.begin(), bytes.end())) {
-    size_t i = 0;
-    while (i < again->size() && i < bytes.size() && (*again)[i] == bytes[i]) ++i;
     err << "kwire decode: " << prefix << what
         << absl::StrFormat(
-               " decoded, but re-encodes differently (%d bytes in, %d out; first "
-               "difference at byte %d): the input is not canonical%s\n",
-               bytes.size(), again->size(), i, f.quirks != 0 ? " (accepted under --quirks)" : "");
+               " decoded, but re-encodes differently (%s): the input is not canonical%s\n",
+               DescribeFrameDifference(bytes, *again, "re-encoded"),
+               f.quirks != 0 ? " (accepted under --quirks)" : "");
     err << refused_lines;
     return FrameVerdict::kFailed;
   }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "codec/generated/sasl_handshake_response.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/byte_diff.h"
 
 namespace kwire::traffic {
 
@@ -28,11 +29,6 @@ bool Conforms(Verdict v) {
 
 namespace {
 
-size_t FirstDifference(std::span<const uint8_t> a, std::span<const uint8_t> b) {
-  const auto [ia, ib] = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
-  return static_cast<size_t>(ia - a.begin());
-}
-
 void Reject(FrameReport& r, const absl::Status& status) {
   r.verdict = Verdict::kRejected;
   r.error = ErrorFromStatus(status);
@@ -50,9 +46,8 @@ void Compare(FrameReport& r, const absl::StatusOr<std::vector<uint8_t>>& again,
   if (!std::equal(again->begin(), again->end(), frame.begin(), frame.end())) {
     r.verdict = Verdict::kNotCanonical;
     r.first_difference = FirstDifference(*again, frame);
-    r.message = absl::StrFormat(
-        "decodes, but re-encodes differently (%d bytes in, %d out; first difference at byte %d)",
-        frame.size(), again->size(), r.first_difference);
+    r.message = absl::StrFormat("decodes, but re-encodes differently (%s)",
+                                DescribeFrameDifference(frame, *again, "re-encoded"));
   }
 }
 
