@@ -455,17 +455,21 @@ Error ErrorInContext(const FrameExplanation& ex) {
     return *e;  // e.g. an elided run "[1000...]"
   }
   const std::string count_path = path.substr(0, open) + ".length";
+  // The array's field name: the last component before the index ("Partitions").
+  const size_t dot = path.rfind('.', open);
+  const std::string array = path.substr(dot == std::string::npos ? 0 : dot + 1,
+                                        open - (dot == std::string::npos ? 0 : dot + 1));
   for (const PrintNode& n : nodes) {
     if (n.kind != Kind::kLength || n.path != count_path || n.value.empty()) continue;
     int64_t wire = 0;
     if (!absl::SimpleAtoi(n.value, &wire)) break;
     const bool compact = n.type == "uvarint";
     const std::string context =
-        compact ? absl::StrFormat("in element %d of an array of count %d read at byte %d "
+        compact ? absl::StrFormat("in element %d of %s, an array of count %d read at byte %d "
                                   "(compact, uvarint %d)",
-                                  index, wire - 1, n.offset, wire)
-                : absl::StrFormat("in element %d of an array of count %d read at byte %d", index,
-                                  wire, n.offset);
+                                  index, array, wire - 1, n.offset, wire)
+                : absl::StrFormat("in element %d of %s, an array of count %d read at byte %d",
+                                  index, array, wire, n.offset);
     e->detail = e->detail.empty() ? context : e->detail + "; " + context;
     break;
   }

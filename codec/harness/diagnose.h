@@ -121,7 +121,7 @@ std::string RenderMarkedByteLayout(const FrameExplanation& ex);
 
 /// The decoder's error for the explained frame (ex.status), with the count of the array
 /// whose element the failure is in added to its detail when the detail names no length
-/// or count already: "in element 1 of an array of count 2 read at byte 29" (compact:
+/// or count already: "in element 1 of Topics, an array of count 2 read at byte 29" (compact:
 /// "(compact, uvarint 3)"). Kind, offset and path unchanged; kOk for a frame that decodes.
 Error ErrorInContext(const FrameExplanation& ex);
 

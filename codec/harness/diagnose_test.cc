@@ -225,8 +225,8 @@ TEST(DecodeErrorContext, ArrayCountInt32) {
   EXPECT_EQ(InContext(f, 3, 1),
             "count too large at byte 196 in MetadataResponse.Topics[0].Partitions[4].ReplicaNodes "
             "(array count 3, but 11 bytes left (9 more are needed by the enclosing arrays) hold "
-            "at most 2 elements of >= 4 bytes; in element 4 of an array of count 5 read at byte "
-            "46)");
+            "at most 2 elements of >= 4 bytes; in element 4 of Partitions, an array of count 5 read "
+            "at byte 46)");
   const std::vector<DecodeHint> hints = DiagnoseResponseFrame(f, 3, 1);
   EXPECT_EQ(Texts(hints), std::vector<std::string>{
                               "the array count at byte 29 (MetadataResponse.Topics) reads 2; "
@@ -237,8 +237,8 @@ TEST(DecodeErrorContext, ArrayCountInt32) {
   EXPECT_EQ(InContext(nested, 3, 1),
             "count too large at byte 178 in MetadataResponse.Topics[0].Partitions[3].IsrNodes "
             "(array count 1, but 2 bytes left (36 more are needed by the enclosing arrays) hold "
-            "at most 0 elements of >= 4 bytes; in element 3 of an array of count 6 read at byte "
-            "46)");
+            "at most 0 elements of >= 4 bytes; in element 3 of Partitions, an array of count 6 read "
+            "at byte 46)");
   EXPECT_EQ(Texts(DiagnoseResponseFrame(nested, 3, 1)),
             std::vector<std::string>{
                 "the array count at byte 46 (MetadataResponse.Topics[0].Partitions) reads 6; "
@@ -253,8 +253,8 @@ TEST(DecodeErrorContext, CompactArrayCount) {
   f[at] = 3;
   EXPECT_EQ(InContext(f, 3, 9),
             "unexpected null at byte 222 in MetadataResponse.Topics[1].Name (null string in a "
-            "non-nullable field; in element 1 of an array of count 2 read at byte 31 (compact, "
-            "uvarint 3))");
+            "non-nullable field; in element 1 of Topics, an array of count 2 read at byte 31 "
+            "(compact, uvarint 3))");
   EXPECT_EQ(Texts(DiagnoseResponseFrame(f, 3, 9)),
             std::vector<std::string>{
                 "the array count at byte 31 (MetadataResponse.Topics) reads 2; with 1 there the "
