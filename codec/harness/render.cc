@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 
 namespace kwire {
@@ -33,7 +34,12 @@ struct ValueText {
 ValueText ValueColumn(const std::vector<PrintNode>& nodes, size_t i) {
   const PrintNode& n = nodes[i];
   if (n.value.empty()) {
-    const bool structish = n.kind == Kind::kField || n.kind == Kind::kElement;
+    // A struct (its type a message struct's name, capitalised) is its children. An array,
+    // string or bytes field has a value once read: none here means its read failed, and
+    // the failure row under it says why.
+    const bool structish =
+        (n.kind == Kind::kField || n.kind == Kind::kElement) && !n.type.empty() &&
+        absl::ascii_isupper(static_cast<unsigned char>(n.type[0]));
     return {structish && HasChildren(nodes, i) ? "= struct" : "", ""};
   }
   if (n.kind == Kind::kField && n.type.rfind("[]", 0) == 0 && n.value != "null") {
