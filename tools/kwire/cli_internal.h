@@ -114,8 +114,9 @@ struct StreamFrame {
 /// the whole input is the one "frame", so that the decoder reports the fault precisely.
 /// When a later one is not, `error` says why and the result holds the whole ones before it.
 std::vector<StreamFrame> SplitStream(std::span<const uint8_t> in, std::string& error);
-/// "frame 2 at byte 140: " for streams of several frames, "" for one.
-std::string FramePrefix(const std::vector<StreamFrame>& frames, size_t i);
+/// "frame 2 at byte 140: " for streams of several frames, or of one frame and a rest that
+/// does not split (`split_error`); "" for one frame alone.
+std::string FramePrefix(const std::vector<StreamFrame>& frames, size_t i, bool split_error);
 
 // --requests FILE: responses matched by correlation id in any order; as many requests as
 // the file holds (its size bounds them).

@@ -555,14 +555,31 @@ TEST(KwireCli, DecodeVersionAuto) {
 
 // A stream whose first size prefix is one too small: the frame is cut a byte short, and
 // the hint takes the byte from the stream.
+// A size prefix one too small, then a whole frame: the short frame, then a 4-byte "frame"
+// of the first one's last bytes, then bytes where no frame starts. That rest is named as
+// such, not as a third frame that the summary ("2 frames") does not count.
+TEST(KwireCli, DecodeStreamRestThatDoesNotSplit) {
+  std::string stream = std::string("0000000f") + (kDdt3Request + 8) + "\n" + kDdt3Request + "\n";
+  const Outcome o = Kwire({"decode", "request"}, stream);
+  EXPECT_EQ(o.rc, kExitFailure);
+  EXPECT_THAT(o.err, HasSubstr("kwire decode: frame 1 at byte 0: truncated at byte 19"));
+  EXPECT_THAT(o.err, HasSubstr("kwire decode: after frame 2, no frame starts at byte 23 of the "
+                               "stream: frame too large at byte 0 in Frame.size"));
+  EXPECT_THAT(o.err, Not(HasSubstr("frame 3")));
+  EXPECT_THAT(o.err, HasSubstr("2 frames, 0 decoded"));
+}
+
 TEST(KwireCli, DecodeStreamSizePrefixOneTooSmall) {
   std::string stream = std::string(kSasl1) + kSasl1;
   stream[7] = '7';  // size 24 -> 23
   const Outcome o = Kwire({"decode", "response", "--api", "36", "--version", "1"}, stream);
   EXPECT_EQ(o.rc, kExitFailure);
+  // The stream does not split after it: its messages name the frame, as with several.
   EXPECT_THAT(o.err,
-              HasSubstr("kwire decode: hint: the size prefix at byte 0 reads 23; with 24 (1 "
-                        "more: the next 1 byte of the stream) the frame decodes cleanly\n"));
+              HasSubstr("kwire decode: frame 1 at byte 0: hint: the size prefix at byte 0 reads "
+                        "23; with 24 (1 more: the next 1 byte of the stream) the frame decodes "
+                        "cleanly\n"));
+  EXPECT_THAT(o.err, HasSubstr("kwire decode: the stream ends inside frame 2: "));
 }
 
 // kwire explain marks the failing byte in the byte map and gives the failing string a

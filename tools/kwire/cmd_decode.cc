@@ -176,8 +176,8 @@ int Decode(const Args& a, std::istream& in, std::ostream& out, std::ostream& err
     const size_t next = frames[i].at + frames[i].bytes.size();
     const std::span<const uint8_t> following =
         std::span<const uint8_t>(f.bytes).subspan(std::min(next, f.bytes.size()));
-    switch (DecodeOne(f, use, frames[i].bytes, following, FramePrefix(frames, i), quiet, out,
-                      err)) {
+    switch (DecodeOne(f, use, frames[i].bytes, following,
+                      FramePrefix(frames, i, !split_error.empty()), quiet, out, err)) {
       case FrameVerdict::kRead: ++good; break;
       case FrameVerdict::kRefused: ++good; ++refused; break;
       case FrameVerdict::kFailed: break;

@@ -75,7 +75,7 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
   size_t good = 0;
   for (size_t i = 0; i < frames.size(); ++i) {
     const std::span<const uint8_t> bytes = frames[i].bytes;
-    const std::string prefix = FramePrefix(frames, i);
+    const std::string prefix = FramePrefix(frames, i, !split_error.empty());
     if (frames.size() > 1 && !html_file) {
       out << (i > 0 ? "\n" : "")
           << absl::StrFormat("== frame %d of %d, at byte %d of the stream ==\n", i + 1,

@@ -164,17 +164,22 @@ std::vector<StreamFrame> SplitStream(std::span<const uint8_t> in, std::string& e
           "the stream ends inside frame %d: %d bytes from byte %d, %d more needed",
           frames.size() + 1, in.size() - pos, pos, r.need);
     } else {
-      error = absl::StrFormat("frame %d at byte %d: %s", frames.size() + 1, pos,
-                              r.error.ToString());
+      // No frame starts here (a size prefix that cannot be one): the stream cannot be
+      // split any further, whatever an earlier frame's size should have been.
+      error = absl::StrFormat("after frame %d, no frame starts at byte %d of the stream: %s",
+                              frames.size(), pos, r.error.ToString());
     }
     break;
   }
   return frames;
 }
 
-// "frame 2 at byte 140: " for streams of several frames, "" for one.
-std::string FramePrefix(const std::vector<StreamFrame>& frames, size_t i) {
-  return frames.size() > 1 ? absl::StrFormat("frame %d at byte %d: ", i + 1, frames[i].at) : "";
+// "frame 2 at byte 140: " for streams of several frames (or of one and a rest that does
+// not split), "" for one.
+std::string FramePrefix(const std::vector<StreamFrame>& frames, size_t i, bool split_error) {
+  return frames.size() > 1 || split_error
+             ? absl::StrFormat("frame %d at byte %d: ", i + 1, frames[i].at)
+             : "";
 }
 
 // What each response of a stream answers, from the requests in --requests FILE: how
