@@ -295,7 +295,8 @@ std::vector<std::string> CheckVector(const Vector& v, const VectorFile& file,
       failures.push_back("re-encode: " + std::string(reencoded.status().message()));
     } else if (*reencoded != v.bytes) {
       failures.push_back("decode -> encode is not byte-identical: " +
-                         DescribeFrameDifference(v.bytes, *reencoded, "re-encoded") + "; re-encoded " + HexString(*reencoded));
+                         DescribeFrameDifference(v.bytes, *reencoded, "re-encoded") +
+                         "; re-encoded " + HexString(*reencoded));
     }
   }
   const auto minimal = EncodeMinimalFrame(*api, v.version, v.dir);
@@ -303,7 +304,8 @@ std::vector<std::string> CheckVector(const Vector& v, const VectorFile& file,
     failures.push_back("minimal instance: " + std::string(minimal.status().message()));
   } else if (*minimal != v.bytes) {
     failures.push_back("the codec's minimal instance differs from the reference: " +
-                       DescribeFrameDifference(v.bytes, *minimal, "codec") + "; codec " + HexString(*minimal));
+                       DescribeFrameDifference(v.bytes, *minimal, "codec") + "; codec " +
+                       HexString(*minimal));
   }
   if (!file.seeds) {
     const bool removed = api->IsRemoved(v.version);

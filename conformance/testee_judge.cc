@@ -236,7 +236,9 @@ void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpR
     if (it == a.end() || !it->is_string() || !ParseHex(it->get<std::string>(), got)) {
       return fail("the answer has no \"frame\" of hex digits");
     }
-    if (got != frame) return fail(absl::StrCat("different frame: ", DescribeFrameDifference(frame, got, "answered")));
+    if (got != frame) {
+      return fail(absl::StrCat("different frame: ", DescribeFrameDifference(frame, got, "answered")));
+    }
     r.verdict = "pass";
     return;
   }

@@ -27,8 +27,8 @@
 # compile_afl instead, with Debian's AFL++ 4.04c for the one OSS-Fuzz builds from source:
 # CC=afl-clang-fast CXX=afl-clang-fast++, no -fsanitize=fuzzer-no-link (AFL++ brings its
 # own instrumentation; here clang's native trace-pc-guard, AFL_LLVM_INSTRUMENT=LLVMNATIVE,
-# because 4.04c's PCGUARD pass has a select off-by-one, see below), LIB_FUZZING_ENGINE=/usr/lib/afl/libAFLDriver.a (its
-# libFuzzer-compatible driver), AFL_QUIET AFL_IGNORE_PROBLEMS AFL_IGNORE_UNKNOWN_ENVS and
+# because 4.04c's PCGUARD pass has a select off-by-one, see below),
+# LIB_FUZZING_ENGINE=/usr/lib/afl/libAFLDriver.a (its libFuzzer-compatible driver), AFL_QUIET AFL_IGNORE_PROBLEMS AFL_IGNORE_UNKNOWN_ENVS and
 # no leak checks during the build, afl-fuzz and afl_options.txt copied to $OUT; then the
 # same checks where they apply, with bad_build_check's afl rules for the start: afl-fuzz
 # ($OUT's, in the sandbox, run_fuzzer's AFL_* settings, -x <t>.dict) on a corpus of one

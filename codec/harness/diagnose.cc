@@ -457,8 +457,8 @@ Error ErrorInContext(const FrameExplanation& ex) {
   const std::string count_path = path.substr(0, open) + ".length";
   // The array's field name: the last component before the index ("Partitions").
   const size_t dot = path.rfind('.', open);
-  const std::string array = path.substr(dot == std::string::npos ? 0 : dot + 1,
-                                        open - (dot == std::string::npos ? 0 : dot + 1));
+  const size_t name_at = dot == std::string::npos ? 0 : dot + 1;
+  const std::string array = path.substr(name_at, open - name_at);
   for (const PrintNode& n : nodes) {
     if (n.kind != Kind::kLength || n.path != count_path || n.value.empty()) continue;
     int64_t wire = 0;

@@ -7,8 +7,8 @@
 namespace kwire {
 
 size_t FirstDifference(std::span<const uint8_t> a, std::span<const uint8_t> b) {
-  const auto [ia, ib] = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
-  return static_cast<size_t>(ia - a.begin());
+  return static_cast<size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first -
+                             a.begin());
 }
 
 std::string DescribeFrameDifference(std::span<const uint8_t> expected,

@@ -553,8 +553,6 @@ TEST(KwireCli, DecodeVersionAuto) {
   EXPECT_THAT(noapi.err, HasSubstr("--version auto needs --api"));
 }
 
-// A stream whose first size prefix is one too small: the frame is cut a byte short, and
-// the hint takes the byte from the stream.
 // A size prefix one too small, then a whole frame: the short frame, then a 4-byte "frame"
 // of the first one's last bytes, then bytes where no frame starts. That rest is named as
 // such, not as a third frame that the summary ("2 frames") does not count.
@@ -569,6 +567,8 @@ TEST(KwireCli, DecodeStreamRestThatDoesNotSplit) {
   EXPECT_THAT(o.err, HasSubstr("2 frames, 0 decoded"));
 }
 
+// A stream whose first size prefix is one too small: the frame is cut a byte short, and
+// the hint takes the byte from the stream.
 TEST(KwireCli, DecodeStreamSizePrefixOneTooSmall) {
   std::string stream = std::string(kSasl1) + kSasl1;
   stream[7] = '7';  // size 24 -> 23
