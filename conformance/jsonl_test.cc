@@ -180,9 +180,9 @@ std::vector<std::string> CheckReject(const nlohmann::json& v) {
   if (strict.ok()) return {"accepted by the strict decoder"};
   const Error& e = strict.error;
   const nlohmann::json& want = v["error"];
-  if (FormatErrorKind(e.kind) != want["kind"] || e.offset != want["offset"].get<size_t>() ||
+  if (ErrorKindName(e.kind) != want["kind"] || e.offset != want["offset"].get<size_t>() ||
       e.path != want["path"]) {
-    failures.push_back(absl::StrCat("rejected as ", FormatErrorKind(e.kind), " at ", e.offset, " in '",
+    failures.push_back(absl::StrCat("rejected as ", ErrorKindName(e.kind), " at ", e.offset, " in '",
                                     e.path, "' (", e.ToString(), "), the vector says ",
                                     want.dump()));
   }

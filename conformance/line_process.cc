@@ -97,6 +97,7 @@ bool LineProcess::Start(const std::string& command, std::string& error) {
   pid_ = pid;
   out_buf_.clear();
   tail_.clear();
+  tail_cut_ = false;
   exit_.clear();
   return true;
 }
@@ -257,7 +258,25 @@ void LineProcess::Kill() {
 std::string LineProcess::StderrTail() const {
   std::string t = tail_;
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  if (tail_cut_) {
+    // The kept bytes began inside a line: start at the first whole one, or say the
+    // one line there is was cut.
+    const size_t nl = t.find('\n');
+    if (nl != std::string::npos) {
+      t.erase(0, nl + 1);
+    } else {
+      t.insert(0, "...");
+    }
+  }
   return t;
+}
+
+void LineProcess::KeepTail(size_t bytes) {
+  if (tail_.size() <= bytes) return;
+  // Cut only when the byte before the kept ones does not end a line.
+  const size_t cut = tail_.size() - bytes;
+  tail_cut_ = tail_[cut - 1] != '\n';
+  tail_.erase(0, cut);
 }
 
 bool LineProcess::Fail(std::string& error, const char* what) {
@@ -285,7 +304,7 @@ bool LineProcess::ReadInto(int fd, std::string* into, bool is_stderr) {
       if (is_stderr) {
         if (log_ != nullptr) std::fwrite(buf, 1, static_cast<size_t>(r), log_);
         into->append(buf, static_cast<size_t>(r));
-        if (into->size() > 2 * kStderrTailBytes) into->erase(0, into->size() - kStderrTailBytes);
+        if (into->size() > 2 * kStderrTailBytes) KeepTail(kStderrTailBytes);
       } else {
         into->append(buf, static_cast<size_t>(r));
       }
@@ -305,7 +324,7 @@ void LineProcess::DrainAndClose() {
   if (out_ >= 0) close(out_);
   if (in_ >= 0) close(in_);
   in_ = out_ = err_ = -1;
-  if (tail_.size() > kStderrTailBytes) tail_.erase(0, tail_.size() - kStderrTailBytes);
+  KeepTail(kStderrTailBytes);
 }
 
 }  // namespace kwire::conformance

@@ -64,7 +64,9 @@ class LineProcess {
 
   /// The child's exit, when known ("exit status 3"), else "".
   const std::string& exit_description() const { return exit_; }
-  /// The last kStderrTailBytes of its stderr, trailing newlines removed.
+  /// The last kStderrTailBytes of its stderr, trailing newlines removed. When earlier
+  /// bytes were dropped, it starts at the first whole line kept, or with "..." when the
+  /// kept bytes are one cut line.
   std::string StderrTail() const;
 
  private:
@@ -75,6 +77,8 @@ class LineProcess {
   static std::string Describe(int status);
   // Reads what is there; false at end of file or on an error.
   bool ReadInto(int fd, std::string* into, bool is_stderr);
+  // Keeps the last `bytes` of tail_; notes whether that cut a line.
+  void KeepTail(size_t bytes);
   void DrainAndClose();
 
   std::FILE* log_ = nullptr;
@@ -82,6 +86,7 @@ class LineProcess {
   pid_t pgid_ = -1;
   int in_ = -1, out_ = -1, err_ = -1;
   std::string out_buf_, tail_, exit_;
+  bool tail_cut_ = false;  // tail_ starts inside a line (bytes before it were dropped)
 };
 
 /// While it lives: SIGPIPE is ignored (a child that closes its stdin early must not kill

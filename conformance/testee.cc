@@ -95,7 +95,16 @@ std::string WithStderr(const LineProcess& p) {
     }
     pos = nl;
   }
-  return absl::StrCat("; its stderr ends: ", Shorten(t.substr(pos == 0 ? 0 : pos + 1), 600));
+  t.erase(0, pos == 0 ? 0 : pos + 1);
+  // At most 600 characters, its end kept (the last lines say most): from the first
+  // line that starts within them, or "..." and the middle of a long line.
+  constexpr size_t kMax = 600;
+  if (t.size() > kMax) {
+    const size_t from = t.size() - kMax;
+    const size_t nl = t.find('\n', from);
+    t = nl != std::string::npos && nl + 1 < t.size() ? t.substr(nl + 1) : "..." + t.substr(from);
+  }
+  return absl::StrCat("; its stderr ends: ", t);
 }
 
 // Sends the hello; fills the report's name/version/operations. False with `error`.

@@ -110,6 +110,11 @@ struct OpResult {
   /// Reject vectors: the vector's error and the answer's ({"kind", "offset", "path"},
   /// and the answer's "error" text), for the JSON report.
   nlohmann::ordered_json expected_error, answered_error;
+  /// A failed decode: where the answer's values differ from the vector's, for the JSON
+  /// report: [{"path": "body.ApiKeys[0].MaxVersion", "text": "expected 4, answered 3",
+  /// "offset": 23, "tree_path": "Body.ApiKeys[0].MaxVersion"}] (offset and tree_path:
+  /// the bytes of the frame the value was decoded from, when the explanation has them).
+  nlohmann::ordered_json differences;
   /// A failed operation's answer as the testee wrote it (its JSON object, "seq"
   /// included), with TesteeOptions::keep_answers; null otherwise.
   nlohmann::ordered_json answered;
@@ -150,6 +155,28 @@ std::vector<JsonlVector> LoadJsonlVectors(const TesteeOptions& options,
 /// The operations a vector gets, of those the testee implements (`ops`).
 std::vector<std::string> OperationsFor(const JsonlVector& v,
                                        const std::vector<std::string>& ops);
+
+/// One place where a decode answer's value differs from the vector's.
+struct ValueDifference {
+  std::string path;  ///< JSON mapping path: "body.Topics[1].Name", "header.ClientId".
+  /// "expected 4, answered 3", "missing", "not in the vector (an unexpected member)",
+  /// "3 elements expected, 2 answered", "expected an object, answered ...".
+  std::string text;
+  std::optional<size_t> offset;  ///< Byte of the frame it was decoded from, when known.
+};
+
+/// Where `got` differs from `want` (a decode answer's "header" or "body" against the
+/// vector's), by the runner's rules: every member of an object present and nothing
+/// else, arrays of the same length, leaves equal (an int64, a string in the vector, may
+/// be answered as a number). In the vector's member order, i.e. wire order. Paths start
+/// at `path` ("header", "body"); a missing or extra member has its own path, an array of
+/// another length the array's. At most `limit` (the rest counted in `*more` when given).
+/// `offset` is left empty (JudgeAnswer fills it from the frame's explanation). Values
+/// equal here are still compared by bytes by JudgeAnswer (float64 bits, -0.0).
+std::vector<ValueDifference> ValueDifferences(const nlohmann::ordered_json& want,
+                                              const nlohmann::ordered_json& got,
+                                              const std::string& path, size_t limit,
+                                              size_t* more = nullptr);
 
 /// Judges one answer of `op` on `v` (the answer already parsed and its seq checked).
 /// Returns the verdict ("pass", "fail", "unsupported") and fills `r`.

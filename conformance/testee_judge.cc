@@ -12,6 +12,8 @@
 #include "conformance/testee_internal.h"
 #include "tools/json/json.h"
 
+#include "codec/harness/explain.h"
+#include "codec/harness/tree_path.h"
 #include "codec/wire/byte_diff.h"
 #include "codec/wire/hex.h"
 
@@ -22,54 +24,6 @@ using Json = nlohmann::ordered_json;
 using testee_internal::Clean;
 using testee_internal::kOps;
 using testee_internal::Shorten;
-
-// Where the answer's JSON differs from the vector's, member by member in the vector's
-// order (the JSON mapping's fields in wire order): every member there and nothing else,
-// arrays of the same length, leaves equal (an int64, a string in the vector, may be
-// answered as a number). Every difference is collected, up to `limit` (then counted in
-// `*more`). Values that compare equal here are still checked by bytes (float64 bits,
-// -0.0) by the caller.
-void JsonDifferences(const Json& want, const Json& got, const std::string& path,
-                     std::vector<std::string>& out, size_t limit, size_t* more) {
-  auto add = [&](std::string d) {
-    if (out.size() < limit) {
-      out.push_back(std::move(d));
-    } else {
-      ++*more;
-    }
-  };
-  if (want.is_object()) {
-    if (!got.is_object()) return add(absl::StrCat(path, ": expected an object, got ", Shorten(got.dump())));
-    for (const auto& [k, v] : want.items()) {
-      auto it = got.find(k);
-      if (it == got.end()) {
-        add(absl::StrCat(path, ": member \"", k, "\" missing"));
-        continue;
-      }
-      JsonDifferences(v, *it, absl::StrCat(path, ".", k), out, limit, more);
-    }
-    for (const auto& [k, v] : got.items()) {
-      if (!want.contains(k)) add(absl::StrCat(path, ": unexpected member \"", k, "\""));
-    }
-    return;
-  }
-  if (want.is_array()) {
-    if (!got.is_array()) return add(absl::StrCat(path, ": expected an array, got ", Shorten(got.dump())));
-    if (want.size() != got.size()) {
-      return add(absl::StrFormat("%s: %d elements expected, %d answered", path, want.size(), got.size()));
-    }
-    for (size_t i = 0; i < want.size(); ++i) {
-      JsonDifferences(want[i], got[i], absl::StrCat(path, "[", i, "]"), out, limit, more);
-    }
-    return;
-  }
-  if (want == got) return;
-  if (want.is_string() && (got.is_number_integer() || got.is_number_unsigned()) &&
-      got.dump() == want.get<std::string>()) {
-    return;  // int64 as a number
-  }
-  add(absl::StrCat(path, ": expected ", Shorten(want.dump()), ", answered ", Shorten(got.dump())));
-}
 
 // The error members of a reject vector or of a rejected answer: {"kind", "offset",
 // "path"} as far as given (and the answer's own "error" text).
@@ -150,6 +104,60 @@ std::string ExpectedError(const JsonlVector& v) {
 }
 
 }  // namespace
+
+namespace {
+
+void CollectDifferences(const Json& want, const Json& got, const std::string& path, size_t limit,
+                        std::vector<ValueDifference>& out, size_t* more) {
+  auto add = [&](std::string at, std::string text) {
+    if (out.size() < limit) {
+      out.push_back({std::move(at), std::move(text), std::nullopt});
+    } else if (more != nullptr) {
+      ++*more;
+    }
+  };
+  auto child = [&](const std::string& k) { return path.empty() ? k : absl::StrCat(path, ".", k); };
+  if (want.is_object()) {
+    if (!got.is_object()) return add(path, absl::StrCat("expected an object, answered ", Shorten(got.dump())));
+    for (const auto& [k, v] : want.items()) {
+      auto it = got.find(k);
+      if (it == got.end()) {
+        add(child(k), "missing");
+      } else {
+        CollectDifferences(v, *it, child(k), limit, out, more);
+      }
+    }
+    for (const auto& [k, v] : got.items()) {
+      if (!want.contains(k)) add(child(k), "not in the vector (an unexpected member)");
+    }
+    return;
+  }
+  if (want.is_array()) {
+    if (!got.is_array()) return add(path, absl::StrCat("expected an array, answered ", Shorten(got.dump())));
+    if (want.size() != got.size()) {
+      return add(path, absl::StrFormat("%d elements expected, %d answered", want.size(), got.size()));
+    }
+    for (size_t i = 0; i < want.size(); ++i) {
+      CollectDifferences(want[i], got[i], absl::StrCat(path, "[", i, "]"), limit, out, more);
+    }
+    return;
+  }
+  if (want == got) return;
+  if (want.is_string() && (got.is_number_integer() || got.is_number_unsigned()) &&
+      got.dump() == want.get<std::string>()) {
+    return;  // int64 as a number
+  }
+  add(path, absl::StrCat("expected ", Shorten(want.dump()), ", answered ", Shorten(got.dump())));
+}
+
+}  // namespace
+
+std::vector<ValueDifference> ValueDifferences(const Json& want, const Json& got,
+                                              const std::string& path, size_t limit, size_t* more) {
+  std::vector<ValueDifference> out;
+  CollectDifferences(want, got, path, limit, out, more);
+  return out;
+}
 
 std::vector<std::string> OperationsFor(const JsonlVector& v, const std::vector<std::string>& ops) {
   std::vector<std::string> out;
@@ -243,14 +251,39 @@ void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpR
     return;
   }
   // decode
-  std::vector<std::string> differences;
+  std::vector<ValueDifference> differences;
   size_t more = 0;
   for (const char* part : {"header", "body"}) {
     if (!a.contains(part)) return fail(absl::StrCat("the answer has no \"", part, "\""));
-    JsonDifferences(v.record[part], a[part], part, differences, 8, &more);
+    std::vector<ValueDifference> d = ValueDifferences(v.record[part], a[part], part, 8, &more);
+    differences.insert(differences.end(), d.begin(), d.end());
+    if (differences.size() > 8) {
+      more += differences.size() - 8;
+      differences.resize(8);
+    }
   }
   if (!differences.empty()) {
-    return fail(absl::StrCat(absl::StrJoin(differences, "; "),
+    // Each difference at the bytes it was decoded from: the frame's own explanation.
+    const Direction dir = v.request ? Direction::kRequest : Direction::kResponse;
+    const FrameExplanation ex = v.request ? ExplainRequestFrame(frame)
+                                          : ExplainResponseFrame(frame, v.api_key, v.version);
+    std::vector<std::string> texts;
+    r.differences = Json::array();
+    for (ValueDifference& d : differences) {
+      // The value's own node only (a member the vector lacks has none).
+      const std::string tree_path = TreePathOfJsonPath(d.path, dir);
+      const PrintNode* n = FindTreeNode(ex, tree_path);
+      Json j = {{"path", d.path}, {"text", d.text}};
+      if (n != nullptr && n->path == tree_path) {
+        d.offset = n->offset;
+        j["offset"] = n->offset;
+        j["tree_path"] = n->path;
+      }
+      texts.push_back(d.offset ? absl::StrCat(d.path, " (byte ", *d.offset, "): ", d.text)
+                               : absl::StrCat(d.path, ": ", d.text));
+      r.differences.push_back(std::move(j));
+    }
+    return fail(absl::StrCat(absl::StrJoin(texts, "; "),
                              more > 0 ? absl::StrCat(" (and ", more, " more)") : ""));
   }
   Json j = {{"api_key", v.api_key},

@@ -210,6 +210,7 @@ std::string RenderTesteeJson(const TesteeReport& r) {
       if (!op.expected_error.is_null()) y["expected_error"] = op.expected_error;
       if (!op.answered_error.is_null()) y["answered_error"] = op.answered_error;
       if (op.other_error) y["other_error"] = true;
+      if (!op.differences.is_null()) y["differences"] = op.differences;
       ops.push_back(std::move(y));
     }
     x["ops"] = std::move(ops);

@@ -82,7 +82,7 @@ TEST(JudgeAnswer, DecodeExactAndInt64AsNumber) {
   ts = ts.get<int64_t>() ^ 1;
   OpResult r = Judge(v, "decode", a);
   EXPECT_EQ(r.verdict, "fail");
-  EXPECT_TRUE(absl::StrContains(r.detail, "body.Topics[1].Partitions[0].Timestamp: expected")) << r.detail;
+  EXPECT_TRUE(absl::StrContains(r.detail, "body.Topics[1].Partitions[0].Timestamp (byte ")) << r.detail;
 }
 
 TEST(JudgeAnswer, DecodeMembersMustMatch) {
@@ -92,15 +92,22 @@ TEST(JudgeAnswer, DecodeMembersMustMatch) {
   missing["body"].erase("ReplicaId");
   OpResult r = Judge(v, "decode", missing);
   EXPECT_EQ(r.verdict, "fail");
-  EXPECT_EQ(r.detail, "body: member \"ReplicaId\" missing");
+  // ReplicaId, the body's first field, follows the header v1: size, key, version,
+  // correlation id, client id (int16 length and bytes).
+  const size_t replica_at = 4 + 2 + 2 + 4 + 2 + v.record["header"]["ClientId"].get<std::string>().size();
+  EXPECT_EQ(r.detail, absl::StrCat("body.ReplicaId (byte ", replica_at, "): missing"));
+  EXPECT_EQ(r.differences, Json::parse(absl::StrCat(
+                               R"([{"path": "body.ReplicaId", "text": "missing", "offset": )",
+                               replica_at, R"(, "tree_path": "Body.ReplicaId"}])")));
   Json extra = a;
   extra["header"]["Bogus"] = 1;
   r = Judge(v, "decode", extra);
-  EXPECT_EQ(r.detail, "header: unexpected member \"Bogus\"");
+  EXPECT_EQ(r.detail, "header.Bogus: not in the vector (an unexpected member)");
   Json shorter = a;
   shorter["body"]["Topics"].erase(0);
   r = Judge(v, "decode", shorter);
-  EXPECT_TRUE(absl::StrContains(r.detail, "body.Topics: 3 elements expected, 2 answered")) << r.detail;
+  EXPECT_TRUE(absl::StrContains(r.detail, "body.Topics (byte ")) << r.detail;
+  EXPECT_TRUE(absl::StrContains(r.detail, "): 3 elements expected, 2 answered")) << r.detail;
   // Equal as JSON numbers (1 == 1.0) but not a valid int32: caught by the JSON mapping.
   Json float_int = a;
   float_int["body"]["ReplicaId"] = static_cast<double>(a["body"]["ReplicaId"].get<int32_t>());
@@ -123,9 +130,9 @@ TEST(JudgeAnswer, DecodeNamesEveryDifferenceInWireOrder) {
   const OpResult r = Judge(v, "decode", a);
   EXPECT_EQ(r.verdict, "fail");
   EXPECT_EQ(r.detail,
-            "header.CorrelationId: expected 0, answered 7; "
-            "body.ClientSoftwareName: expected \"\", answered \"b\"; "
-            "body.ClientSoftwareVersion: expected \"\", answered \"a\"");
+            "header.CorrelationId (byte 8): expected 0, answered 7; "
+            "body.ClientSoftwareName (byte 15): expected \"\", answered \"b\"; "
+            "body.ClientSoftwareVersion (byte 16): expected \"\", answered \"a\"");
 }
 
 // A rejection for another reason than the vector's passes (right verdict) but is marked,
@@ -403,7 +410,23 @@ TEST(LineProcess, AChildThatEndsIsClosedAndOnlyTheTailOfItsStderrIsKept) {
   // here raced with the exit on a loaded machine and said "killed".
   EXPECT_EQ(p.Finish(30), "exit status 7");
   EXPECT_EQ(p.exit_description(), "exit status 7");
-  EXPECT_EQ(p.StderrTail(), std::string(kStderrTailBytes, 'x'));
+  // One line of 5,000 bytes: its last kStderrTailBytes, marked as cut.
+  EXPECT_EQ(p.StderrTail(), "..." + std::string(kStderrTailBytes, 'x'));
+}
+
+TEST(LineProcess, AStderrTailStartsAtALineNotInsideOne) {
+  LineProcess p;
+  std::string error;
+  // 30 lines of 100 bytes (newline included), "line 10 " to "line 39 ": the last
+  // kStderrTailBytes start at byte 952, inside "line 19 ", so the tail starts at line 20.
+  ASSERT_TRUE(p.Start("for i in $(seq 10 39); do printf 'line %02d %091d\\n' $i 0 >&2; done; exit 0",
+                      error))
+      << error;
+  EXPECT_EQ(p.Finish(30), "exit status 0");
+  const std::string tail = p.StderrTail();
+  EXPECT_EQ(tail.substr(0, 8), "line 20 ");
+  EXPECT_EQ(tail.size(), 20u * 100 - 1);  // lines 20..39 whole, the last without its newline
+  EXPECT_EQ(tail.substr(tail.size() - 99, 8), "line 39 ");
 }
 
 TEST_F(RunTest, DyingTesteeIsRestartedThenTheRunStops) {

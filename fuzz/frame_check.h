@@ -210,7 +210,7 @@ void CheckFrameRoundTrip(std::span<const uint8_t> in, int version, Decode&& deco
                        "or an ApiVersions v0 fallback's error code",
                        name, version, strict.status().ToString());
     } else {
-      KWIRE_FUZZ_CHECK(absl::StrContains(refused.status().message(), "invalid utf-8"),
+      KWIRE_FUZZ_CHECK(absl::StrContains(refused.status().message(), "invalid_utf8"),
                        "%s v%d rejected strictly (%s) fails to encode strictly: %s", name,
                        version, strict.status().ToString(), refused.status().ToString());
     }

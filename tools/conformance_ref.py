@@ -1514,6 +1514,11 @@ BAD_UTF8 = [b"\xff", b"a\xc3", b"\xed\xa0\x80", b"\xc0\x80", b"ok\xf4\x90\x80\x8
             b"\x80x", b"\xe6\x97"]
 
 
+def _count(n, noun):
+    """"1 byte", "2 bytes", "0 bytes": `n` and `noun`, plural unless n is 1."""
+    return "%d %s%s" % (n, noun, "" if n == 1 else "s")
+
+
 def _splice(data, start, end, repl):
     b = bytearray(data[:start]) + bytearray(repl) + bytearray(data[end:])
     b[0:4] = struct.pack(">i", len(b) - 4)
@@ -1620,9 +1625,10 @@ class NegativeGen:
                     continue
                 at = n[0] + k + tail
                 yield (_splice(rich_data[:at], at, at, b""),
-                       "frame cut at byte %d, inside the %d data bytes of %s "
-                       "(%s at byte %d), dropping the last %d bytes; size "
-                       "prefix fixed" % (at, d, P(n), t, n[0], d), rich_id)
+                       "frame cut at byte %d, inside the %s of %s "
+                       "(%s at byte %d), dropping the last %s; size "
+                       "prefix fixed" % (at, _count(d, "data byte"), P(n), t,
+                                         n[0], _count(d, "byte")), rich_id)
         emit("truncated-cut", "truncated", cut())
 
         def prefix_len(n):
@@ -1648,8 +1654,8 @@ class NegativeGen:
                 else:
                     p = struct.pack(">i", ln)
                 yield (_splice(data, n[0], n[0] + k, p),
-                       "%s length set to %d (%d bytes left after it)"
-                       % (P(n), ln, left), base_id)
+                       "%s length set to %d (%s left after it)"
+                       % (P(n), ln, _count(left, "byte")), base_id)
         emit("truncated-length", "truncated", beyond())
 
         arrays = [n for n in fields if n[5]["type"].startswith("[]")]
@@ -1768,9 +1774,10 @@ class NegativeGen:
                     rep = (uvarint(1) + uvarint(tag) + uvarint(size) + val
                            + tail)
                     yield (_splice(data, n[0], n[0] + n[1], rep),
-                           "%s replaced by known tag %d (%s, %d value bytes) "
-                           "declaring %d bytes%s"
-                           % (P(n), tag, f["name"], len(val), size,
+                           "%s replaced by known tag %d (%s, %s) "
+                           "declaring %s%s"
+                           % (P(n), tag, f["name"], _count(len(val), "value byte"),
+                              _count(size, "byte"),
                               ", one extra byte after it" if tail else ""),
                            base_id)
         emit("tag_size_mismatch-long", "tag_size_mismatch",

@@ -94,7 +94,7 @@ TEST(DecodeErrorContext, StringLengthInt16) {
   ASSERT_EQ(Find(f, "my-topic"), 37u);
   f[36] = 127;  // the int16 length at 35: 8 -> 127
   EXPECT_EQ(MetadataError(f, 1),
-            "invalid utf-8 at byte 56 in MetadataResponse.Topics[0].Name (byte 0xff cannot "
+            "invalid_utf8 at byte 56 in MetadataResponse.Topics[0].Name (byte 0xff cannot "
             "start a sequence; string of length 127 read at byte 35, ends at byte 164)");
   const std::vector<DecodeHint> hints = DiagnoseResponseFrame(f, 3, 1);
   ASSERT_EQ(hints.size(), 1u) << testing::PrintToString(Texts(hints));
@@ -132,7 +132,7 @@ TEST(DecodeErrorContext, CompactStringLength) {
   ASSERT_EQ(f[at], 9);
   f[at] = 0x7f;  // length 126
   EXPECT_EQ(MetadataError(f, 9),
-            "invalid utf-8 at byte 51 in MetadataResponse.Topics[0].Name (byte 0xff cannot "
+            "invalid_utf8 at byte 51 in MetadataResponse.Topics[0].Name (byte 0xff cannot "
             "start a sequence; string of length 126 read at byte 34 (compact, uvarint 127), "
             "ends at byte 161)");
   EXPECT_EQ(Texts(DiagnoseResponseFrame(f, 3, 9)),
@@ -168,7 +168,7 @@ TEST(DecodeErrorContext, BytesLengthInt32) {
   Bytes shorter = f;
   shorter[15] = 2;
   EXPECT_EQ(SaslError(shorter, 1),
-            "trailing bytes at byte 26 (2 bytes after the response body)");
+            "trailing_bytes at byte 26 (2 bytes after the response body)");
   const std::vector<DecodeHint> hints = DiagnoseResponseFrame(shorter, 36, 1);
   EXPECT_EQ(Texts(hints),
             (std::vector<std::string>{
@@ -219,11 +219,11 @@ TEST(DecodeErrorContext, ArrayCountInt32) {
   // Topics[0]'s arrays are bounded by the bytes left minus what a second topic needs: the
   // decoder stops inside the first topic, and the hint finds the count.
   EXPECT_EQ(MetadataError(f, 1),
-            "count too large at byte 196 in MetadataResponse.Topics[0].Partitions[4].ReplicaNodes "
+            "count_too_large at byte 196 in MetadataResponse.Topics[0].Partitions[4].ReplicaNodes "
             "(array count 3, but 11 bytes left (9 more are needed by the enclosing arrays) hold "
             "at most 2 elements of >= 4 bytes)");
   EXPECT_EQ(InContext(f, 3, 1),
-            "count too large at byte 196 in MetadataResponse.Topics[0].Partitions[4].ReplicaNodes "
+            "count_too_large at byte 196 in MetadataResponse.Topics[0].Partitions[4].ReplicaNodes "
             "(array count 3, but 11 bytes left (9 more are needed by the enclosing arrays) hold "
             "at most 2 elements of >= 4 bytes; in element 4 of Partitions, an array of count 5 read "
             "at byte 46)");
@@ -235,7 +235,7 @@ TEST(DecodeErrorContext, ArrayCountInt32) {
   Bytes nested = ResponseFrame(1, Metadata());
   nested[49] = 6;
   EXPECT_EQ(InContext(nested, 3, 1),
-            "count too large at byte 178 in MetadataResponse.Topics[0].Partitions[3].IsrNodes "
+            "count_too_large at byte 178 in MetadataResponse.Topics[0].Partitions[3].IsrNodes "
             "(array count 1, but 2 bytes left (36 more are needed by the enclosing arrays) hold "
             "at most 0 elements of >= 4 bytes; in element 3 of Partitions, an array of count 6 read "
             "at byte 46)");
@@ -252,7 +252,7 @@ TEST(DecodeErrorContext, CompactArrayCount) {
   ASSERT_EQ(f[at], 2);  // uvarint 2: one topic
   f[at] = 3;
   EXPECT_EQ(InContext(f, 3, 9),
-            "unexpected null at byte 222 in MetadataResponse.Topics[1].Name (null string in a "
+            "unexpected_null at byte 222 in MetadataResponse.Topics[1].Name (null string in a "
             "non-nullable field; in element 1 of Topics, an array of count 2 read at byte 31 "
             "(compact, uvarint 3))");
   EXPECT_EQ(Texts(DiagnoseResponseFrame(f, 3, 9)),
@@ -275,7 +275,7 @@ TEST(DecodeHints, SizePrefixOfAWholeFrame) {
   Bytes minus3 = f;
   minus3[3] = 213;
   EXPECT_EQ(MetadataError(minus3, 1),
-            "trailing bytes at byte 0 in Frame.size (size prefix says 213 bytes follow, have "
+            "trailing_bytes at byte 0 in Frame.size (size prefix says 213 bytes follow, have "
             "216)");
   EXPECT_EQ(Texts(DiagnoseResponseFrame(minus3, 3, 1)),
             std::vector<std::string>{
@@ -294,7 +294,7 @@ TEST(DecodeHints, SizePrefixInAStream) {
   DiagnoseOptions d;
   d.following = std::span<const uint8_t>(stream).subspan(219);
   EXPECT_EQ(MetadataError(cut, 1),
-            "count too large at byte 212 in MetadataResponse.Topics[0].Partitions[4].IsrNodes "
+            "count_too_large at byte 212 in MetadataResponse.Topics[0].Partitions[4].IsrNodes "
             "(array count 1, but 3 bytes left hold at most 0 elements of >= 4 bytes)");
   EXPECT_EQ(Texts(DiagnoseResponseFrame(cut, 3, 1, {}, d)),
             std::vector<std::string>{
@@ -304,7 +304,7 @@ TEST(DecodeHints, SizePrefixInAStream) {
   over[3] = 219;
   d.following = std::span<const uint8_t>(stream).subspan(223);
   EXPECT_EQ(MetadataError(over, 1),
-            "trailing bytes at byte 220 (3 bytes after the response body)");
+            "trailing_bytes at byte 220 (3 bytes after the response body)");
   EXPECT_EQ(Texts(DiagnoseResponseFrame(over, 3, 1, {}, d)),
             std::vector<std::string>{
                 "the size prefix at byte 0 reads 219; with 216 (3 less: the frame ends 3 bytes "
@@ -314,7 +314,7 @@ TEST(DecodeHints, SizePrefixInAStream) {
 TEST(DecodeHints, ResponseAtTheWrongVersion) {
   const Bytes f = ResponseFrame(1, Metadata());
   EXPECT_EQ(MetadataError(f, 0),
-            "invalid length at byte 23 in MetadataResponse.Topics (array length -65536 (only -1 "
+            "invalid_length at byte 23 in MetadataResponse.Topics (array length -65536 (only -1 "
             "means null))");
   const std::vector<DecodeHint> hints = DiagnoseResponseFrame(f, 3, 0);
   ASSERT_FALSE(hints.empty());
@@ -341,7 +341,7 @@ TEST(DecodeHints, RequestWhoseHeaderNamesTheWrongVersion) {
   ASSERT_EQ(f[7], 4);
   f[7] = 3;
   EXPECT_EQ(std::string(DecodeRequestFrame(f).status().message()),
-            "trailing bytes at byte 19 (1 bytes after the request body)");
+            "trailing_bytes at byte 19 (1 byte after the request body)");
   const std::vector<DecodeHint> hints = DiagnoseRequestFrame(f);
   ASSERT_FALSE(hints.empty());
   EXPECT_EQ(hints[0].kind, Kind::kVersion);

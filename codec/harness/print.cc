@@ -219,6 +219,7 @@ void PrintObserver::BeginField(const Reader& r, const FieldSpec& f) {
   std::string path = paths_.back() + "." + label;
   paths_.push_back(path);
   Open(r, Kind::kField, std::move(label), Type(f), std::move(path));
+  Top().is_struct = f.type == FieldType::kStruct;
 }
 
 void PrintObserver::EndField(const Reader& r) {
@@ -233,6 +234,7 @@ void PrintObserver::BeginElement(const Reader& r, const FieldSpec& f, int64_t in
   paths_.push_back(path);
   Open(r, Kind::kElement, std::string(struct_name != nullptr ? struct_name : f.name) + idx,
        struct_name != nullptr ? struct_name : FieldTypeName(f.element), std::move(path));
+  Top().is_struct = struct_name != nullptr;
 }
 
 void PrintObserver::EndElement(const Reader& r) {

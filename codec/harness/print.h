@@ -80,6 +80,9 @@ struct PrintNode {
   bool redacted = false;     ///< Payload bytes of a sensitive field: renderers hide them,
   uint32_t redact_skip = 0;  ///< except this many leading bytes (the length prefix).
   bool failed = false;       ///< Decoding failed inside (or at the end of) this node.
+  /// A struct field or a struct array element: its value is its children (renderers
+  /// show "= struct"), unlike a string, bytes or array field whose read failed.
+  bool is_struct = false;
 };
 
 /// What a RecordsPrinter is given: one records field's payload and where it stands.

@@ -434,8 +434,10 @@ TEST(ExplainTest, TruncatedFrameMarksTheFailure) {
 // never repeated), notes wrap, and every continuation line keeps the tree's guides.
 TEST(ExplainTest, NarrowRowsKeepTheGuides) {
   auto node = [](Kind kind, int depth, std::string label, std::string type, std::string value,
-                 size_t offset, size_t size, std::string note = "", std::string detail = "") {
+                 size_t offset, size_t size, std::string note = "", std::string detail = "",
+                 bool is_struct = false) {
     PrintNode n;
+    n.is_struct = is_struct;
     n.kind = kind;
     n.depth = depth;
     n.label = std::move(label);
@@ -450,10 +452,10 @@ TEST(ExplainTest, NarrowRowsKeepTheGuides) {
   const std::vector<PrintNode> nodes = {
       node(Kind::kMessage, 0, "M", "message v0", "", 0, 40),
       node(Kind::kField, 1, "Topics", "[]T", "2", 0, 36),
-      node(Kind::kElement, 2, "T[0]", "T", "", 4, 20),
+      node(Kind::kElement, 2, "T[0]", "T", "", 4, 20, "", "", true),
       node(Kind::kField, 3, "Name", "string", "\"a-rather-long-topic-name\"", 4, 20, "",
            "(int16 len=24)"),
-      node(Kind::kElement, 2, "T[1]", "T", "", 24, 12),
+      node(Kind::kElement, 2, "T[1]", "T", "", 24, 12, "", "", true),
       node(Kind::kField, 3, "Id", "int32", "7", 24, 4,
            "a note long enough to wrap onto two lines at this width"),
       node(Kind::kField, 3, "Key", "bytes", "0x00112233445566778899aabbccddeeff", 28, 8),

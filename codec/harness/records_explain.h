@@ -12,7 +12,7 @@
 //         value         bytes           = "{\"a\":1,..." … (2048 bytes)
 //         Headers[0]    header          = "trace" = 00 01 02 …
 //   partial batch                       = 37 of 120 bytes (normal at the end of a Fetch response)
-//   error                               = corrupt records at byte 77 in ....Batch[1] (...)
+//   error                               = corrupt_records at byte 77 in ....Batch[1] (...)
 //
 // Never fails: decoding errors become "error" nodes and stop at that batch (the
 // iterator's error) or at that batch's records (records errors; iteration continues).

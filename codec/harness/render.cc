@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 
 namespace kwire {
@@ -34,13 +33,9 @@ struct ValueText {
 ValueText ValueColumn(const std::vector<PrintNode>& nodes, size_t i) {
   const PrintNode& n = nodes[i];
   if (n.value.empty()) {
-    // A struct (its type a message struct's name, capitalised) is its children. An array,
-    // string or bytes field has a value once read: none here means its read failed, and
-    // the failure row under it says why.
-    const bool structish =
-        (n.kind == Kind::kField || n.kind == Kind::kElement) && !n.type.empty() &&
-        absl::ascii_isupper(static_cast<unsigned char>(n.type[0]));
-    return {structish && HasChildren(nodes, i) ? "= struct" : "", ""};
+    // A struct is its children. An array, string or bytes field has a value once read:
+    // none here means its read failed, and the failure row under it says why.
+    return {n.is_struct && HasChildren(nodes, i) ? "= struct" : "", ""};
   }
   if (n.kind == Kind::kField && n.type.rfind("[]", 0) == 0 && n.value != "null") {
     return {"= " + n.value + (n.value == "1" ? " element" : " elements"), ""};

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "codec/generated/api_versions_response.h"
+#include "codec/wire/plural.h"
 
 // Last include: kwire's hints (codec/wire/port_def.inc).
 #include "codec/wire/port_def.inc"
@@ -56,12 +57,12 @@ void ReadSizePrefix(Reader& r, size_t frame_size, const FrameOptions& options,
       r.Fail(kind, at, std::move(detail));
     } else if (static_cast<size_t>(size) > frame_size - kSizePrefix) {
       r.Fail(ErrorKind::kTruncated, at,
-             absl::StrFormat("size prefix says %d bytes follow, have %d", size,
-                             frame_size - kSizePrefix));
+             absl::StrFormat("size prefix says %s %s, have %d", CountOf(size, "byte"),
+                             size == 1 ? "follows" : "follow", frame_size - kSizePrefix));
     } else if (static_cast<size_t>(size) < frame_size - kSizePrefix) {
       r.Fail(ErrorKind::kTrailingBytes, at,
-             absl::StrFormat("size prefix says %d bytes follow, have %d", size,
-                             frame_size - kSizePrefix));
+             absl::StrFormat("size prefix says %s %s, have %d", CountOf(size, "byte"),
+                             size == 1 ? "follows" : "follow", frame_size - kSizePrefix));
     }
   }
   r.set_path(nullptr);
@@ -81,7 +82,7 @@ namespace {
 void ExpectEnd(Reader& r, const char* what) {
   if (r.ok() && !r.AtEnd()) {
     r.Fail(ErrorKind::kTrailingBytes,
-           absl::StrFormat("%d bytes after the %s", r.remaining(), what));
+           absl::StrFormat("%s after the %s", CountOf(r.remaining(), "byte"), what));
   }
 }
 

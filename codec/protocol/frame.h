@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -39,6 +40,7 @@
 #include "codec/protocol/registry.h"
 #include "codec/records/validate.h"
 #include "codec/schema/message.h"
+#include "codec/wire/types.h"
 #include "codec/wire/writer.h"
 
 namespace kwire {
@@ -98,10 +100,18 @@ struct RequestApi {
 /// "Request Header") without checking anything else; nullopt when the frame is shorter
 /// than 8 bytes.
 std::optional<RequestApi> PeekRequestApi(std::span<const uint8_t> frame);
+/// PeekRequestApi of a frame held as text (std::string, std::string_view).
+inline std::optional<RequestApi> PeekRequestApi(std::string_view frame) {
+  return PeekRequestApi(AsBytes(frame));
+}
 
 /// Looks at the start of `stream` and returns the first frame if it is complete.
 /// Consume `result.frame.size()` bytes after a kFrame. Never reads past `stream`.
 SplitResult SplitFrame(std::span<const uint8_t> stream, const FrameOptions& options = {});
+/// SplitFrame of a stream held as text; result.frame views `stream`'s bytes.
+inline SplitResult SplitFrame(std::string_view stream, const FrameOptions& options = {}) {
+  return SplitFrame(AsBytes(stream), options);
+}
 
 /// A decoded request frame.
 struct RequestFrame {
@@ -136,6 +146,11 @@ inline bool ApiVersionsFallback(int16_t api_key, int16_t asked_version, int16_t 
 /// kFrameTooLarge, kUnknownApiKey, kUnsupportedVersion, and every decode error.
 [[nodiscard]] absl::StatusOr<RequestFrame> DecodeRequestFrame(std::span<const uint8_t> frame,
                                                 const FrameOptions& options = {});
+/// DecodeRequestFrame of a frame held as text (std::string, std::string_view).
+[[nodiscard]] inline absl::StatusOr<RequestFrame> DecodeRequestFrame(
+    std::string_view frame, const FrameOptions& options = {}) {
+  return DecodeRequestFrame(AsBytes(frame), options);
+}
 
 /// Decodes one response frame (size prefix included) of (api_key, api_version).
 /// ApiVersions (KIP-511): a body that does not decode at `api_version` (> 0; also any
@@ -146,6 +161,12 @@ inline bool ApiVersionsFallback(int16_t api_key, int16_t asked_version, int16_t 
 [[nodiscard]] absl::StatusOr<ResponseFrame> DecodeResponseFrame(std::span<const uint8_t> frame,
                                                   int16_t api_key, int16_t api_version,
                                                   const FrameOptions& options = {});
+/// DecodeResponseFrame of a frame held as text (std::string, std::string_view).
+[[nodiscard]] inline absl::StatusOr<ResponseFrame> DecodeResponseFrame(
+    std::string_view frame, int16_t api_key, int16_t api_version,
+    const FrameOptions& options = {}) {
+  return DecodeResponseFrame(AsBytes(frame), api_key, api_version, options);
+}
 
 /// Encodes a request frame: size prefix, header at the registry's header version
 /// (header.request_api_key/version choose the body type, which must match `body`).
@@ -293,6 +314,13 @@ template <KafkaMessage M>
   return out;
 }
 
+/// DecodeRequestFrameAs of a frame held as text (std::string, std::string_view).
+template <KafkaMessage M>
+[[nodiscard]] absl::StatusOr<TypedRequestFrame<M>> DecodeRequestFrameAs(
+    std::string_view frame, const FrameOptions& options = {}) {
+  return DecodeRequestFrameAs<M>(AsBytes(frame), options);
+}
+
 /// Decodes one response frame (size prefix included) of M's API at `api_version` straight
 /// into an M. Errors: those of DecodeResponseFrame.
 template <KafkaMessage M>
@@ -322,6 +350,13 @@ template <KafkaMessage M>
     return s;
   }
   return out;
+}
+
+/// DecodeResponseFrameAs of a frame held as text (std::string, std::string_view).
+template <KafkaMessage M>
+[[nodiscard]] absl::StatusOr<TypedResponseFrame<M>> DecodeResponseFrameAs(
+    std::string_view frame, int16_t api_version, const FrameOptions& options = {}) {
+  return DecodeResponseFrameAs<M>(AsBytes(frame), api_version, options);
 }
 
 /// Appends a request frame whose body is the typed message `body` to `*out`, encoding it

@@ -5,6 +5,7 @@
 // Hostile bodies are in codec/schema/hostile_test.cc.
 #include "codec/protocol/frame.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/generated/api_versions_request.h"
 #include "codec/generated/api_versions_response.h"
 #include "codec/harness/explain.h"
 #include "codec/protocol/frame_test_util.h"
@@ -128,7 +130,8 @@ TEST(FrameBody, TrailingBytesAfterTheBody) {
       FixSizePrefix(longer);
       const Error e = DecodeFrame(c, longer).error;
       ExpectError(e, ErrorKind::kTrailingBytes, frame.size(), "");
-      EXPECT_EQ(e.detail, absl::StrFormat("%d bytes after the %s body", extra.size(),
+      EXPECT_EQ(e.detail, absl::StrFormat("%s after the %s body",
+                                          extra.size() == 1 ? "1 byte" : "4 bytes",
                                           DirectionName(c.dir)));
     }
   });
@@ -442,6 +445,69 @@ TEST(AppendFrame, RefusalsLeaveTheWriterAsItWas) {
 // compact strings at 16 and 17, owner tags at 18) and the body's tags at 19.
 constexpr char kMinimal41v3[] = "00000010 0029 0003 00000000 0000 00 02 01 01 00 00";
 
+// Frames held as text (a std::string read from a socket or a file, a string_view into
+// a larger buffer): the string_view overloads decode the same bytes as the span ones,
+// and views they return point into the caller's buffer.
+TEST(TextBuffers, StringViewOverloadsReadTheSameBytes) {
+  ApiVersionsRequest req;
+  req.client_software_name = "kwire";
+  req.client_software_version = "1.0";
+  const auto encoded = EncodeRequestFrame(3, 77, std::string("c"), req);
+  ASSERT_TRUE(encoded.ok()) << encoded.status();
+  const std::string text(encoded->begin(), encoded->end());
+
+  const std::optional<RequestApi> api = PeekRequestApi(text);
+  ASSERT_TRUE(api.has_value());
+  EXPECT_EQ(api->api_key, kApiVersions);
+  EXPECT_EQ(api->api_version, 3);
+
+  const absl::StatusOr<RequestFrame> any = DecodeRequestFrame(text);
+  ASSERT_TRUE(any.ok()) << any.status();
+  EXPECT_EQ(any->header.correlation_id, 77);
+  ASSERT_NE(any->body.get<ApiVersionsRequest>(), nullptr);
+  EXPECT_EQ(*any->body.get<ApiVersionsRequest>(), req);
+  const auto typed = DecodeRequestFrameAs<ApiVersionsRequest>(std::string_view(text));
+  ASSERT_TRUE(typed.ok()) << typed.status();
+  EXPECT_EQ(typed->body, req);
+  // The body alone (after the size prefix and the header v2: key, version, id, "c", tags).
+  const auto body =
+      DecodeMessage<ApiVersionsRequest>(std::string_view(text).substr(4 + 2 + 2 + 4 + 3 + 1), 3);
+  ASSERT_TRUE(body.ok()) << body.status();
+  EXPECT_EQ(*body, req);
+
+  // SplitFrame over a stream with a second frame begun: the first frame is a view of
+  // the text's own bytes.
+  const std::string stream = text + std::string("\0\0", 2);
+  const SplitResult split = SplitFrame(stream);
+  ASSERT_EQ(split.status, SplitResult::kFrame);
+  EXPECT_EQ(static_cast<const void*>(split.frame.data()), static_cast<const void*>(stream.data()));
+  EXPECT_EQ(split.frame.size(), text.size());
+
+  // A failure is the same Error either way.
+  const std::string cut = text.substr(0, text.size() - 1);
+  const std::optional<Error> from_text = ErrorFromStatus(DecodeRequestFrame(cut).status());
+  const std::optional<Error> from_span = ErrorFromStatus(DecodeRequestFrame(AsBytes(cut)).status());
+  ASSERT_TRUE(from_text.has_value());
+  EXPECT_EQ(from_text, from_span);
+  EXPECT_EQ(from_text->kind, ErrorKind::kTruncated);
+
+  // A response, untyped and typed.
+  ApiVersionsResponse resp;
+  resp.api_keys.push_back({});
+  resp.api_keys[0].api_key = 18;
+  resp.api_keys[0].max_version = 4;
+  Writer w;
+  ASSERT_TRUE(AppendResponseFrame(ResponseHeader{}, 3, resp, &w).ok());
+  const std::string resp_text(w.bytes().begin(), w.bytes().end());
+  const auto r1 = DecodeResponseFrame(resp_text, kApiVersions, 3);
+  ASSERT_TRUE(r1.ok()) << r1.status();
+  ASSERT_NE(r1->body.get<ApiVersionsResponse>(), nullptr);
+  EXPECT_EQ(*r1->body.get<ApiVersionsResponse>(), resp);
+  const auto r2 = DecodeResponseFrameAs<ApiVersionsResponse>(std::string_view(resp_text), 3);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  EXPECT_EQ(r2->body, resp);
+}
+
 TEST(ErrorsAsData, TruncatedFrame) {
   // The last byte cut (size prefix 15): the body's tagged-field count is missing.
   const Bytes full = Hex(kMinimal41v3);
@@ -488,6 +554,11 @@ TEST(ErrorsAsData, CrcMismatchInFetchResponseRecords) {
   EXPECT_EQ(e->kind, ErrorKind::kCrcMismatch);
   EXPECT_EQ(e->offset, crc_at);
   EXPECT_EQ(e->path, "FetchResponse.Responses[0].Partitions[0].Records.Batch[0]");
+  // The bytes the CRC covers in the frame's coordinates, as the offset is: from the
+  // attributes (batch + 21) to the batch's last byte (batch + 12 + batchLength 60 - 1).
+  EXPECT_EQ(batch_at, 53u);
+  EXPECT_THAT(e->detail, ::testing::HasSubstr("(CRC-32C of bytes 74..124, from the attributes to "
+                                              "the end of the batch at byte 53, baseOffset 0)"));
   // Opaque records: no error at all.
   FrameOptions opaque;
   opaque.records_mode = RecordsMode::kOpaque;

@@ -433,7 +433,7 @@ TEST(BrokerRead, RefusedPartitionsAreListedAndTheRestOfTheFrameReads) {
   EXPECT_EQ(read->refusals[1].fault.path, PartitionRecords(2));
   EXPECT_EQ(read->refusals[1].error_code, 87);
   EXPECT_EQ(read->refusals[0].ToString().rfind(PartitionRecords(1) + ": INVALID_RECORD (87): "
-                                               "records not allowed at byte ", 0),
+                                               "records_not_allowed at byte ", 0),
             0u)
       << read->refusals[0].ToString();
   const auto* body = read->frame.body.get<ProduceRequest>();

@@ -52,7 +52,7 @@ TEST(RecordsInMessages, ProduceRequestRecordsIterateAndReencodeVerbatim) {
     if (version >= 3) {
       ASSERT_FALSE(decoded.ok());
       EXPECT_THAT(std::string(decoded.status().message()),
-                  ::testing::StartsWith("records not allowed at byte"));
+                  ::testing::StartsWith("records_not_allowed at byte"));
       FrameOptions opaque;
       opaque.records_mode = RecordsMode::kOpaque;
       decoded = DecodeRequestFrame(*frame, opaque);

@@ -15,7 +15,7 @@
 // the field's bytes stay verbatim in the message.
 //
 // Errors carry the absolute frame offset and the whole path, e.g.
-//   corrupt records at byte 231 in ProduceRequest.TopicData[0].PartitionData[0].Records
+//   corrupt_records at byte 231 in ProduceRequest.TopicData[0].PartitionData[0].Records
 //     .Batch[0].Record[3].Headers[1].Key (...)
 // Kinds: those of record_batch.h (kCorruptRecords, kCrcMismatch, kCompressionError,
 // kInvalidLength, kVarint*, kCountTooLarge), plus kCorruptRecords for a batch cut short

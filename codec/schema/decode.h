@@ -63,7 +63,9 @@ namespace schema_internal {
 /// Decoding state shared by every level of one message.
 struct DecodeContext : VersionRule {
   Reader& r;
-  PathNode* node = nullptr;  ///< Path node of the struct being decoded.
+  /// Path node of the struct being decoded: one the walk created (DecodeStructUnder),
+  /// never the caller's; nullptr before the first struct.
+  PathNode* node = nullptr;
   /// Bytes at the end of the current limit that the enclosing arrays' elements still to
   /// come need (each at least its minimum size). Array counts are bounded by the bytes
   /// left minus these, so that nested arrays, sized before their elements are read,
@@ -445,18 +447,26 @@ void DecodeTaggedFields(C& c, S& s, PathNode& node) {
   if constexpr (kObserved<C>) c.o.EndTaggedFields(c.r);
 }
 
+// Decodes `s` with its path node under `parent`: the enclosing struct's node (c.node),
+// or at the top of the walk the caller's node (Reader::path()), which is only ever read.
+// The walk writes (array indexes, field names) only into the nodes it creates here.
 template <class C, KafkaStruct S>
-void DecodeStruct(C& c, S& s) {
-  PathNode node{c.node, nullptr, -1};
-  PathNode* const parent = c.node;
+void DecodeStructUnder(C& c, S& s, const PathNode* parent) {
+  PathNode node{parent, nullptr, -1};
+  PathNode* const outer = c.node;
   c.node = &node;
   c.r.set_path(&node);
   s.unknown_tagged_fields.clear();
   RegularFieldDecoder<C> d{c, node};
   S::VisitFields(d, s, DefaultInstance<S>());
   if (c.flexible && c.r.ok()) DecodeTaggedFields(c, s, node);
-  c.node = parent;
+  c.node = outer;
   c.r.set_path(parent);
+}
+
+template <class C, KafkaStruct S>
+void DecodeStruct(C& c, S& s) {
+  DecodeStructUnder(c, s, c.node);
 }
 
 }  // namespace schema_internal
@@ -473,12 +483,8 @@ void DecodeStruct(C& c, S& s) {
 template <KafkaStruct S>
 void DecodeStruct(Reader& r, int16_t version, bool flexible, S& out,
                   const RecordsDecode& records = {}) {
-  // The walk writes array indexes only into the path nodes it creates; the caller's
-  // node (r.path()) is only ever their parent and is never written through. (Two
-  // const-correct forms were measured: each cost 6-11 instructions per frame.)
-  schema_internal::DecodeContext c{
-      {version, flexible}, r, const_cast<PathNode*>(r.path()), 0, records};
-  schema_internal::DecodeStruct(c, out);
+  schema_internal::DecodeContext c{{version, flexible}, r, nullptr, 0, records};
+  schema_internal::DecodeStructUnder(c, out, r.path());
 }
 
 }  // namespace kwire

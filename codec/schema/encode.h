@@ -244,10 +244,12 @@ KWIRE_NOINLINE void EncodeTaggedFields(EncodeContext& c, PathNode& node, const S
   if (c.w.ok()) EncodeUnknownTagsBelow(c, unknown, &e.u, INT64_MAX, &e.previous);
 }
 
+// Encodes `s` with its path node under `parent`: the enclosing struct's node (c.node),
+// or at the top the caller's node (Writer::path()), which is only ever read.
 template <KafkaStruct S>
-void EncodeStruct(EncodeContext& c, const S& s) {
-  PathNode node{c.node, nullptr, -1};
-  PathNode* const parent = c.node;
+void EncodeStructUnder(EncodeContext& c, const S& s, const PathNode* parent) {
+  PathNode node{parent, nullptr, -1};
+  PathNode* const outer = c.node;
   c.node = &node;
   c.w.set_path(&node);
   FieldEncoder e{c, node};
@@ -260,8 +262,13 @@ void EncodeStruct(EncodeContext& c, const S& s) {
       EncodeTaggedFields(c, node, s, e.tagged);
     }
   }
-  c.node = parent;
+  c.node = outer;
   c.w.set_path(parent);
+}
+
+template <KafkaStruct S>
+void EncodeStruct(EncodeContext& c, const S& s) {
+  EncodeStructUnder(c, s, c.node);
 }
 
 }  // namespace schema_internal
@@ -272,8 +279,8 @@ void EncodeStruct(EncodeContext& c, const S& s) {
 template <KafkaStruct S>
 void EncodeStruct(Writer& w, int16_t version, bool flexible, const S& s) {
   // As DecodeStruct: the caller's node (w.path()) is only ever a parent.
-  schema_internal::EncodeContext c{{version, flexible}, w, const_cast<PathNode*>(w.path())};
-  schema_internal::EncodeStruct(c, s);
+  schema_internal::EncodeContext c{{version, flexible}, w, nullptr};
+  schema_internal::EncodeStructUnder(c, s, w.path());
 }
 
 }  // namespace kwire

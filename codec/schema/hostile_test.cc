@@ -766,10 +766,10 @@ TEST(HostileTags, SizeMismatchExamples) {
   auto with = [&](const char* section) { return Splice(frame, 87, 1, Hex(section)); };
   EXPECT_TRUE(DecodeFrame(c, with("01 00 03 03 61 62")).ok());
   EXPECT_EQ(DecodeFrame(c, with("01 00 04 03 61 62 00")).error.ToString(),
-            "tag size mismatch at byte 88 in FetchRequest.ClusterId "
+            "tag_size_mismatch at byte 88 in FetchRequest.ClusterId "
             "(tag 0 declares 4 bytes, its value used 3)");
   EXPECT_EQ(DecodeFrame(c, with("01 00 02 03 61 62")).error.ToString(),
-            "tag size mismatch at byte 88 in FetchRequest.ClusterId (value runs past its "
+            "tag_size_mismatch at byte 88 in FetchRequest.ClusterId (value runs past its "
             "declared size at byte 90: string of 2 bytes, have 1)");
 
   // FetchResponse v12 PartitionData.CurrentLeader (tag 1, struct LeaderIdAndEpoch:
@@ -1178,7 +1178,7 @@ TEST(HostileUtf8, IssueInputs) {
     ASSERT_FALSE(strict.ok());
     EXPECT_EQ(strict.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(strict.status().message(),
-              absl::StrCat("invalid utf-8 at byte 17 in "
+              absl::StrCat("invalid_utf8 at byte 17 in "
                            "DescribeDelegationTokenRequest.Owners[0].PrincipalType (",
                            in.detail, ")"));
     for (uint32_t quirks : {uint32_t{kQuirkInvalidUtf8}, kQuirksJava}) {

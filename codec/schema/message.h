@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -25,6 +26,7 @@
 #include "codec/schema/encode.h"
 #include "codec/schema/spec.h"
 #include "codec/wire/reader.h"
+#include "codec/wire/types.h"
 #include "codec/wire/writer.h"
 
 namespace kwire {
@@ -85,6 +87,14 @@ template <KafkaMessage M>
   }
   if (!r.ok()) return r.error().ToStatus();
   return m;
+}
+
+/// DecodeMessage of a body held as text (std::string, std::string_view).
+template <KafkaMessage M>
+[[nodiscard]] absl::StatusOr<M> DecodeMessage(std::string_view bytes, int16_t version,
+                                              DecodeOptions options = {},
+                                              const RecordsDecode& records = {}) {
+  return DecodeMessage<M>(AsBytes(bytes), version, options, records);
 }
 
 /// Encodes `m` as the body of M at `version` (no frame, no header). `options`: strict

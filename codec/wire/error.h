@@ -9,6 +9,10 @@
 // and which carries the Error itself as a payload: ErrorFromStatus gives it back, so a
 // program branches on the kind, offset and path without parsing the message.
 //
+// Every kind has one name, its enumerator in snake_case (kCountTooLarge is
+// "count_too_large"): in messages, in the payload, on the CLI, in the conformance vectors
+// and in every testee's answers (conformance/FORMAT.md, "Error kinds of negative vectors").
+//
 // Kafka's own int16 error codes (ErrorCode fields in responses) are data, not decode
 // failures, and never use this type.
 #ifndef KWIRE_CODEC_WIRE_ERROR_H_
@@ -69,8 +73,15 @@ enum class ErrorKind : uint8_t {
   kAllocationBudget,
 };
 
-/// Short stable name of an ErrorKind, e.g. "truncated", "varint too long".
+/// The one stable name of an ErrorKind: its enumerator without the `k`, in snake_case
+/// ("truncated", "count_too_large", "varint_non_canonical", "invalid_utf8"); "ok" for
+/// kOk and "unknown_error" for a value outside the enum. The same names are the
+/// conformance format's error kinds (conformance/FORMAT.md).
 const char* ErrorKindName(ErrorKind kind);
+
+/// The ErrorKind named `name` (as ErrorKindName spells it, kOk included), or
+/// std::nullopt for any other text. Exact match: no case folding, no spaces.
+std::optional<ErrorKind> ErrorKindFromName(absl::string_view name);
 
 /// The absl::StatusCode an ErrorKind maps to at the public boundary.
 /// Decode failures are kInvalidArgument (kDataLoss for CRC), unknown API / version
@@ -89,7 +100,8 @@ struct [[nodiscard]] Error {
   std::string detail;
 
   bool ok() const { return kind == ErrorKind::kOk; }
-  /// "truncated at byte 17 in Foo.Bar (need 8, have 3)".
+  /// "truncated at byte 17 in Foo.Bar (need 8, have 3)": the kind's name, the offset,
+  /// then " in <path>" and " (<detail>)" when they are not empty.
   std::string ToString() const;
   /// OkStatus() for kOk, else a Status with ErrorKindStatusCode(kind), ToString() as its
   /// message, and this Error as the payload kErrorPayloadTypeUrl (see ErrorFromStatus).
@@ -99,12 +111,13 @@ struct [[nodiscard]] Error {
 };
 
 /// Type URL under which Error::ToStatus attaches the Error to a Status
-/// (absl::Status::GetPayload). The payload's bytes are, in order:
-///   kind    1 byte, the ErrorKind's numeric value (1 .. the last kind)
-///   offset  unsigned LEB128 varint (1–10 bytes)
-///   path    unsigned LEB128 varint length, then that many bytes
-///   detail  the remaining bytes
-/// Read it with ErrorFromStatus rather than by hand: the numeric kind values are not API.
+/// (absl::Status::GetPayload). The payload is one line of text, so that a logged Status
+/// (operator<<, Status::ToString) stays readable:
+///   kind=count_too_large offset=46 path=MetadataResponse.Topics[0].Partitions detail=...
+/// `kind` is ErrorKindName (never "ok"); `offset` decimal digits; `path` the path with
+/// '%', space and bytes below 0x20 or above 0x7e written as %XX (upper-case hex; field
+/// paths need none); `detail` the rest of the payload, verbatim (it may be empty).
+/// ErrorFromStatus reads exactly this shape.
 inline constexpr absl::string_view kErrorPayloadTypeUrl = "type.kwire.dev/kwire.Error";
 
 /// The Error behind a Status returned by kwire: every failing Status from the codec's

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/cord.h"
+#include "absl/strings/string_view.h"
 
 namespace kwire {
 namespace {
@@ -32,10 +33,10 @@ TEST(ErrorKinds, TheListEndsAtTheLastKind) {
   // Every value up to kLastKind is a named kind and the next one is not: a kind added
   // after kAllocationBudget must move kLastKind (here and in error.cc).
   for (ErrorKind kind : AllKinds()) {
-    EXPECT_STRNE(ErrorKindName(kind), "unknown error") << static_cast<int>(kind);
+    EXPECT_STRNE(ErrorKindName(kind), "unknown_error") << static_cast<int>(kind);
   }
   EXPECT_STREQ(ErrorKindName(static_cast<ErrorKind>(static_cast<int>(kLastKind) + 1)),
-               "unknown error");
+               "unknown_error");
 }
 
 TEST(ErrorFromStatus, EveryKindRoundTrips) {
@@ -63,17 +64,54 @@ TEST(ErrorFromStatus, EveryKindRoundTrips) {
   }
 }
 
+TEST(ErrorKinds, OneNamePerKindReadBack) {
+  // The names are the enumerators in snake_case, the conformance format's kinds.
+  EXPECT_STREQ(ErrorKindName(ErrorKind::kOk), "ok");
+  EXPECT_STREQ(ErrorKindName(ErrorKind::kCountTooLarge), "count_too_large");
+  EXPECT_STREQ(ErrorKindName(ErrorKind::kVarintNonCanonical), "varint_non_canonical");
+  EXPECT_STREQ(ErrorKindName(ErrorKind::kTagDuplicate), "tag_duplicate");
+  EXPECT_STREQ(ErrorKindName(ErrorKind::kInvalidUtf8), "invalid_utf8");
+  EXPECT_STREQ(ErrorKindName(ErrorKind::kStringTooLong), "string_too_long");
+  EXPECT_STREQ(ErrorKindName(ErrorKind::kAllocationBudget), "allocation_budget");
+  std::vector<std::string> seen;
+  for (int k = 0; k <= static_cast<int>(kLastKind); ++k) {
+    const ErrorKind kind = static_cast<ErrorKind>(k);
+    const std::string name = ErrorKindName(kind);
+    EXPECT_EQ(name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_"), std::string::npos)
+        << name;
+    EXPECT_EQ(ErrorKindFromName(name), kind) << name;
+    for (const std::string& other : seen) EXPECT_NE(name, other);
+    seen.push_back(name);
+  }
+  for (const char* not_a_name : {"", "count too large", "Count_Too_Large", "truncated ",
+                                 "unknown_error", "kTruncated"}) {
+    EXPECT_EQ(ErrorKindFromName(not_a_name), std::nullopt) << not_a_name;
+  }
+}
+
 TEST(ErrorFromStatus, PayloadFormat) {
-  // kind byte, LEB128 offset, LEB128 path length, path, detail: 1 + 2 + 1 + 3 + 14 bytes.
-  const Error e{ErrorKind::kTruncated, 300, "A.B", "need 8, have 3"};
-  const auto payload = e.ToStatus().GetPayload(kErrorPayloadTypeUrl);
+  // One line of text: a logged Status shows it as it is.
+  const Error e{ErrorKind::kCountTooLarge, 300, "A.B[2].C", "array count 9, need 8, have 3"};
+  const absl::Status status = e.ToStatus();
+  const auto payload = status.GetPayload(kErrorPayloadTypeUrl);
   ASSERT_TRUE(payload.has_value());
-  std::string expected;
-  expected.push_back(static_cast<char>(ErrorKind::kTruncated));
-  expected += "\xac\x02";  // 300 = 0b10'0101100
-  expected += "\x03" "A.B" "need 8, have 3";
-  EXPECT_EQ(std::string(*payload), expected);
+  EXPECT_EQ(std::string(*payload),
+            "kind=count_too_large offset=300 path=A.B[2].C detail=array count 9, need 8, have 3");
   EXPECT_EQ(kErrorPayloadTypeUrl, "type.kwire.dev/kwire.Error");
+  EXPECT_EQ(status.ToString(),
+            "INVALID_ARGUMENT: count_too_large at byte 300 in A.B[2].C (array count 9, need 8, "
+            "have 3) [type.kwire.dev/kwire.Error='kind=count_too_large offset=300 path=A.B[2].C "
+            "detail=array count 9, need 8, have 3']");
+  // Empty path and detail keep their keys.
+  EXPECT_EQ(std::string(*Error{ErrorKind::kTruncated, 0, "", ""}.ToStatus().GetPayload(
+                kErrorPayloadTypeUrl)),
+            "kind=truncated offset=0 path= detail=");
+  // A path with a space, '%', a control byte or a non-ASCII byte is escaped, so that the
+  // path ends at the first space; the detail is verbatim.
+  const Error odd{ErrorKind::kInvalidValue, 7, "a b%c\n\xc3\xa9", "x y\n%"};
+  EXPECT_EQ(std::string(*odd.ToStatus().GetPayload(kErrorPayloadTypeUrl)),
+            "kind=invalid_value offset=7 path=a%20b%25c%0A%C3%A9 detail=x y\n%");
+  EXPECT_EQ(ErrorFromStatus(odd.ToStatus()), odd);
 }
 
 TEST(ErrorFromStatus, OkAndForeignStatusesHaveNoError) {
@@ -98,37 +136,44 @@ TEST(ErrorFromStatus, PayloadOnAnotherStatusIsRead) {
 }
 
 TEST(ErrorFromStatus, MalformedPayloadsAreRefused) {
-  // A payload of the given bytes (each 0..255) on a failing status.
-  auto with = [](std::initializer_list<int> bytes, std::string tail = "") {
-    std::string payload;
-    for (int b : bytes) payload.push_back(static_cast<char>(b));
-    payload += tail;
+  // A payload of the given text on a failing status.
+  auto with = [](absl::string_view payload) {
     absl::Status s = absl::InvalidArgumentError("x");
     s.SetPayload(kErrorPayloadTypeUrl, absl::Cord(payload));
     return ErrorFromStatus(s);
   };
-  const int truncated = static_cast<int>(ErrorKind::kTruncated);
-  const int last = static_cast<int>(kLastKind);
-  EXPECT_EQ(with({}), std::nullopt);                          // no kind
-  EXPECT_EQ(with({0, 0, 0}), std::nullopt);                   // kOk
-  EXPECT_EQ(with({last + 1, 0, 0}), std::nullopt);            // unknown kind
-  EXPECT_EQ(with({255, 0, 0}), std::nullopt);                 // unknown kind
-  EXPECT_EQ(with({truncated}), std::nullopt);                 // no offset
-  EXPECT_EQ(with({truncated, 0x80}), std::nullopt);           // offset cut
-  EXPECT_EQ(with({truncated, 5}), std::nullopt);              // no path length
-  EXPECT_EQ(with({truncated, 5, 4}, "abc"), std::nullopt);    // path cut
-  // An offset of 11 bytes; a 10th byte above 1 (a value beyond 64 bits).
-  EXPECT_EQ(with({truncated, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 0}),
-            std::nullopt);
-  EXPECT_EQ(with({truncated, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0}),
-            std::nullopt);
+  for (const char* bad : {
+           "",                                                    // nothing
+           "kind=ok offset=0 path= detail=",                      // kOk is never attached
+           "kind=unknown_error offset=0 path= detail=",           // not a kind
+           "kind=count too large offset=0 path= detail=",         // the old spelling
+           "kind=truncated",                                      // no offset
+           "kind=truncated offset=",                              // offset cut
+           "kind=truncated offset=5",                             // no path
+           "kind=truncated offset=5 path=A",                      // no detail key
+           "kind=truncated offset=-5 path= detail=",              // sign
+           "kind=truncated offset=05 path= detail=",              // leading zero
+           "kind=truncated offset=5x path= detail=",              // not a number
+           "kind=truncated offset=18446744073709551616 path= detail=",  // 2^64
+           "kind=truncated path= offset=5 detail=",               // keys out of order
+           "kind=truncated  offset=5 path= detail=",              // two spaces
+           "kind=truncated offset=5 path=a%2 detail=",            // escape cut
+           "kind=truncated offset=5 path=a%zz detail=",           // not hex
+           "kind=truncated offset=5 path=a%2e detail=",           // lower-case hex
+           "kind=truncated offset=5 path=a%41 detail=",           // 'A' need not be escaped
+           "kind=truncated offset=5 path=a\tb detail=",           // unescaped control byte
+           "offset=5 kind=truncated path= detail=",               // no kind first
+       }) {
+    EXPECT_EQ(with(bad), std::nullopt) << bad;
+  }
   // The same shapes well-formed.
-  EXPECT_EQ(with({truncated, 5, 3}, "abc"), (Error{ErrorKind::kTruncated, 5, "abc", ""}));
-  EXPECT_EQ(with({truncated, 5, 3}, "abcdef"), (Error{ErrorKind::kTruncated, 5, "abc", "def"}));
-  EXPECT_EQ(with({last, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 0}),
-            (Error{kLastKind, 0, "", ""}));  // overlong but within 10 bytes: accepted
-  EXPECT_EQ(with({truncated, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 0}),
-            (Error{ErrorKind::kTruncated, std::numeric_limits<size_t>::max(), "", ""}));
+  EXPECT_EQ(with("kind=truncated offset=5 path=abc detail="),
+            (Error{ErrorKind::kTruncated, 5, "abc", ""}));
+  EXPECT_EQ(with("kind=truncated offset=0 path= detail=def ghi"),
+            (Error{ErrorKind::kTruncated, 0, "", "def ghi"}));
+  EXPECT_EQ(with("kind=allocation_budget offset=18446744073709551615 path=a%20b detail= path=x"),
+            (Error{ErrorKind::kAllocationBudget, std::numeric_limits<size_t>::max(), "a b",
+                   " path=x"}));
 }
 
 }  // namespace

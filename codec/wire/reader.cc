@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "codec/wire/plural.h"
 
 // Last include: kwire's hints (codec/wire/port_def.inc).
 #include "codec/wire/port_def.inc"
@@ -37,9 +38,10 @@ void Reader::Fail(ErrorKind kind, size_t at, std::string detail) {
 bool Reader::OverBudget(size_t bytes, size_t at) {
   if (!ok()) return false;
   Fail(ErrorKind::kAllocationBudget, at,
-       absl::StrFormat("needs %d bytes of memory, %d of the allocation budget of %d bytes are "
-                       "left (DecodeOptions::max_alloc_bytes)",
-                       bytes, alloc_left_, options_.max_alloc_bytes));
+       absl::StrFormat("needs %s of memory, %d of the allocation budget of %s are left "
+                       "(DecodeOptions::max_alloc_bytes)",
+                       CountOf(bytes, "byte"), alloc_left_,
+                       CountOf(options_.max_alloc_bytes, "byte")));
   return false;
 }
 
@@ -201,7 +203,7 @@ int64_t Reader::ReadLengthSlow(const uint8_t* start, bool compact, bool nullable
                     bytes ? std::numeric_limits<int32_t>::max() : 0x7fff, what);
   if (len > 0 && static_cast<size_t>(len) > remaining()) {
     Fail(ErrorKind::kTruncated, at,
-         absl::StrFormat("%s of %d bytes, have %d", what, len, remaining()));
+         absl::StrFormat("%s of %s, have %d", what, CountOf(len, "byte"), remaining()));
     return 0;
   }
   return len;
@@ -226,13 +228,14 @@ int64_t Reader::ReadArrayCountSlow(const uint8_t* start, bool compact, bool null
   if (static_cast<uint64_t>(n) > left / min) {
     Fail(ErrorKind::kCountTooLarge, at,
          reserved == 0
-             ? absl::StrFormat("array count %d, but %d bytes left hold at most %d elements "
-                               "of >= %d bytes",
-                               n, left, left / min, min)
-             : absl::StrFormat("array count %d, but %d bytes left (%d more are needed by "
-                               "the enclosing arrays) hold at most %d elements of >= %d "
-                               "bytes",
-                               n, left, remaining() - left, left / min, min));
+             ? absl::StrFormat("array count %d, but %s left hold at most %s of >= %s", n,
+                               CountOf(left, "byte"), CountOf(left / min, "element"),
+                               CountOf(min, "byte"))
+             : absl::StrFormat("array count %d, but %s left (%d more %s needed by the "
+                               "enclosing arrays) hold at most %s of >= %s",
+                               n, CountOf(left, "byte"), remaining() - left,
+                               remaining() - left == 1 ? "is" : "are",
+                               CountOf(left / min, "element"), CountOf(min, "byte")));
     return 0;
   }
   return n;
@@ -267,8 +270,8 @@ uint32_t Reader::ReadTaggedFieldCount() {
   if (!ok()) return 0;
   if (n > remaining() / 2) {
     Fail(ErrorKind::kCountTooLarge, at,
-         absl::StrFormat("tagged field count %d, but %d bytes left hold at most %d", n,
-                         remaining(), remaining() / 2));
+         absl::StrFormat("tagged field count %d, but %s left hold at most %d", n,
+                         CountOf(remaining(), "byte"), remaining() / 2));
     return 0;
   }
   return n;
@@ -297,7 +300,7 @@ bool Reader::ReadTagHeader(int64_t previous, uint32_t* tag, uint32_t* size) {
 bool Reader::CheckTagSize(size_t tag_at, uint32_t tag, uint32_t size) {
   if (KWIRE_LIKELY(size <= remaining())) return true;
   Fail(ErrorKind::kTruncated, tag_at,
-       absl::StrFormat("tag %d payload of %d bytes, have %d", tag, size, remaining()));
+       absl::StrFormat("tag %d payload of %s, have %d", tag, CountOf(size, "byte"), remaining()));
   return false;
 }
 

@@ -258,7 +258,7 @@ TEST(ReaderBool, StrictAndQuirk) {
   }
   HexReader text("02");
   text.r.ReadBool();
-  EXPECT_EQ(text.r.error().ToString(), "invalid bool at byte 0 (byte 0x02, expected 0x00 or 0x01)");
+  EXPECT_EQ(text.r.error().ToString(), "invalid_bool at byte 0 (byte 0x02, expected 0x00 or 0x01)");
 }
 
 // ---- Length prefixes: strings, bytes, array counts.
@@ -417,15 +417,15 @@ TEST(ReaderLength, ErrorText) {
   HexReader neg("ff fe");
   neg.r.ReadStringLength(false, true);
   EXPECT_EQ(neg.r.error().ToString(),
-            "invalid length at byte 0 (string length -2 (only -1 means null))");
+            "invalid_length at byte 0 (string length -2 (only -1 means null))");
   HexReader cap(CompactPrefix(32769));
   cap.r.ReadStringLength(true, false);
   EXPECT_EQ(cap.r.error().ToString(),
-            "invalid length at byte 0 (string length 32768 exceeds the maximum 32767)");
+            "invalid_length at byte 0 (string length 32768 exceeds the maximum 32767)");
   HexReader null("ff ff ff ff");
   null.r.ReadBytesLength(false, false);
   EXPECT_EQ(null.r.error().ToString(),
-            "unexpected null at byte 0 (null bytes in a non-nullable field)");
+            "unexpected_null at byte 0 (null bytes in a non-nullable field)");
 }
 
 // A length check must not form `cursor + length`: place the input at the very top
@@ -517,8 +517,8 @@ TEST(ReaderArrayCount, MinElementSize) {
   HexReader text("00 00 00 04 01 02 03");
   text.r.ReadArrayCount(false, false, 2);
   EXPECT_EQ(text.r.error().ToString(),
-            "count too large at byte 0 (array count 4, but 3 bytes left hold at most 1 "
-            "elements of >= 2 bytes)");
+            "count_too_large at byte 0 (array count 4, but 3 bytes left hold at most 1 "
+            "element of >= 2 bytes)");
 }
 
 TEST(ReaderArrayCount, ReservedBytesAreNotAvailableToTheCount) {
@@ -538,8 +538,8 @@ TEST(ReaderArrayCount, ReservedBytesAreNotAvailableToTheCount) {
   HexReader text("03 00 00");
   text.r.ReadArrayCount(true, false, 1, 1);
   EXPECT_EQ(text.r.error().ToString(),
-            "count too large at byte 0 (array count 2, but 1 bytes left (1 more are needed "
-            "by the enclosing arrays) hold at most 1 elements of >= 1 bytes)");
+            "count_too_large at byte 0 (array count 2, but 1 byte left (1 more is needed "
+            "by the enclosing arrays) hold at most 1 element of >= 1 byte)");
 }
 
 // Above 2 GiB of input a count can fit the bytes left and still exceed what the
@@ -607,7 +607,7 @@ TEST(ReaderStructPresence, StrictAndQuirk) {
   HexReader text("02");
   text.r.ReadStructPresence(true);
   EXPECT_EQ(text.r.error().ToString(),
-            "invalid value at byte 0 (struct presence marker 2, expected 1 or -1)");
+            "invalid_value at byte 0 (struct presence marker 2, expected 1 or -1)");
 }
 
 // ---- Tagged-field section helpers.
@@ -633,7 +633,7 @@ TEST(ReaderTaggedFields, Count) {
   HexReader text("03 00 00 01 00");
   text.r.ReadTaggedFieldCount();
   EXPECT_EQ(text.r.error().ToString(),
-            "count too large at byte 0 (tagged field count 3, but 4 bytes left hold at most 2)");
+            "count_too_large at byte 0 (tagged field count 3, but 4 bytes left hold at most 2)");
 }
 
 TEST(ReaderTaggedFields, HeadersAscending) {
@@ -705,7 +705,7 @@ TEST(ReaderTaggedFields, HeaderOrdering) {
   HexReader dup("05 00");
   uint32_t tag, size;
   dup.r.ReadTagHeader(5, &tag, &size);
-  EXPECT_EQ(dup.r.error().ToString(), "duplicate tag at byte 0 (tag 5 after tag 5)");
+  EXPECT_EQ(dup.r.error().ToString(), "tag_duplicate at byte 0 (tag 5 after tag 5)");
 }
 
 // ---- Limits.
@@ -788,7 +788,7 @@ TEST(ReaderTagLimit, ReadingPastTheDeclaredSizeIsATagSizeMismatch) {
   EXPECT_EQ(h.r.ReadInt32(), 0);
   ExpectError(h.r, ErrorKind::kTagSizeMismatch, 20);
   EXPECT_EQ(h.r.error().ToString(),
-            "tag size mismatch at byte 20 (value runs past its declared size at byte 20: "
+            "tag_size_mismatch at byte 20 (value runs past its declared size at byte 20: "
             "need 4, have 2)");
   h.r.PopTagLimit(limit);
   ExpectDrained(h.r);
@@ -996,11 +996,11 @@ TEST(ReaderError, ExplicitFail) {
   h.r.Skip(1);
   h.r.Fail(ErrorKind::kTrailingBytes, "3 bytes after the body");
   ExpectError(h.r, ErrorKind::kTrailingBytes, 65);
-  EXPECT_EQ(h.r.error().ToString(), "trailing bytes at byte 65 (3 bytes after the body)");
+  EXPECT_EQ(h.r.error().ToString(), "trailing_bytes at byte 65 (3 bytes after the body)");
   HexReader at("00 01 02 03");
   at.r.Fail(ErrorKind::kCrcMismatch, 2);
   ExpectError(at.r, ErrorKind::kCrcMismatch, 2);
-  EXPECT_EQ(at.r.error().ToString(), "crc mismatch at byte 2");
+  EXPECT_EQ(at.r.error().ToString(), "crc_mismatch at byte 2");
   EXPECT_EQ(at.r.error().ToStatus().code(), absl::StatusCode::kDataLoss);
 }
 
@@ -1053,15 +1053,15 @@ TEST(ReaderError, StatusCodes) {
     EXPECT_EQ(s.message(), std::string(ErrorKindName(c.kind)) + " at byte 5 in A.B (d)");
   }
   EXPECT_EQ(names.size(), std::size(kCases)) << "ErrorKindName must be distinct";
-  EXPECT_STREQ(ErrorKindName(static_cast<ErrorKind>(200)), "unknown error");
+  EXPECT_STREQ(ErrorKindName(static_cast<ErrorKind>(200)), "unknown_error");
 }
 
 TEST(ReaderError, TextWithoutPathOrDetail) {
-  EXPECT_EQ((Error{ErrorKind::kInvalidValue, 3, "", ""}).ToString(), "invalid value at byte 3");
+  EXPECT_EQ((Error{ErrorKind::kInvalidValue, 3, "", ""}).ToString(), "invalid_value at byte 3");
   EXPECT_EQ((Error{ErrorKind::kInvalidValue, 3, "X.Y", ""}).ToString(),
-            "invalid value at byte 3 in X.Y");
+            "invalid_value at byte 3 in X.Y");
   EXPECT_EQ((Error{ErrorKind::kFrameTooLarge, 0, "", "2000000000 > 104857600"}).ToString(),
-            "frame too large at byte 0 (2000000000 > 104857600)");
+            "frame_too_large at byte 0 (2000000000 > 104857600)");
 }
 
 TEST(RenderPath, Formats) {
@@ -1135,7 +1135,7 @@ TEST(ReaderBudget, ChargesUntilTheBudgetIsSpentThenFailsAtTheGivenOffset) {
   EXPECT_EQ(r.error().kind, ErrorKind::kAllocationBudget);
   EXPECT_EQ(r.error().offset, 1002u);
   EXPECT_EQ(r.error().detail,
-            "needs 1 bytes of memory, 0 of the allocation budget of 100 bytes are left "
+            "needs 1 byte of memory, 0 of the allocation budget of 100 bytes are left "
             "(DecodeOptions::max_alloc_bytes)");
   EXPECT_EQ(r.error().ToStatus().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(r.remaining(), 0u);  // drained like every failure

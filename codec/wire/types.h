@@ -4,8 +4,11 @@
 
 #include <array>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kwire {
@@ -28,6 +31,18 @@ struct UnknownTaggedField {
 /// Unknown tagged fields of one struct, in ascending tag order (decode order; strict
 /// decoding rejects unordered tags, so this order is the wire order).
 using UnknownTaggedFields = std::vector<UnknownTaggedField>;
+
+/// The bytes of a text buffer (std::string, std::string_view, a string literal) as the
+/// std::span<const uint8_t> kwire's decode calls take: no copy, valid while the buffer
+/// is. frame.h and message.h take std::string_view directly as well.
+inline std::span<const uint8_t> AsBytes(std::string_view s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+/// The bytes of a std::byte buffer (std::as_bytes of a span) as a std::span<const uint8_t>.
+inline std::span<const uint8_t> AsBytes(std::span<const std::byte> s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
 
 /// Which kind of bytes a message is: request or response.
 enum class Direction : uint8_t { kRequest, kResponse };

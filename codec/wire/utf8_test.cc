@@ -212,7 +212,7 @@ TEST(Utf8, ReaderReportsAbsoluteOffsetAndPath) {
   EXPECT_EQ(r.error().kind, ErrorKind::kInvalidUtf8);
   EXPECT_EQ(r.error().offset, 106u);
   EXPECT_EQ(r.error().ToString(),
-            "invalid utf-8 at byte 106 in Foo.Name (byte 0xff cannot start a sequence)");
+            "invalid_utf8 at byte 106 in Foo.Name (byte 0xff cannot start a sequence)");
   EXPECT_EQ(r.remaining(), 0u);
 }
 
@@ -234,13 +234,13 @@ TEST(Utf8, ReaderNamesTheLengthBeforeTheValue) {
   EXPECT_EQ(classic.r.error().kind, ErrorKind::kInvalidUtf8);
   EXPECT_EQ(classic.r.error().offset, 44u);
   EXPECT_EQ(classic.r.error().ToString(),
-            "invalid utf-8 at byte 44 (byte 0xff cannot start a sequence; string of length 3 "
+            "invalid_utf8 at byte 44 (byte 0xff cannot start a sequence; string of length 3 "
             "read at byte 41, ends at byte 46)");
   BytesReader compact({0x04, 0x61, 0x62, 0xff});
   ASSERT_EQ(compact.r.ReadStringLength(true, true), 3);
   EXPECT_EQ(compact.r.ReadUtf8(3), "");
   EXPECT_EQ(compact.r.error().ToString(),
-            "invalid utf-8 at byte 3 (byte 0xff cannot start a sequence; string of length 3 read "
+            "invalid_utf8 at byte 3 (byte 0xff cannot start a sequence; string of length 3 read "
             "at byte 0 (compact, uvarint 4), ends at byte 4)");
   // A two-byte uvarint (length 200: uvarint 201 = c9 01).
   std::vector<uint8_t> long_one = {0xc9, 0x01};
@@ -280,7 +280,7 @@ TEST(Utf8, WriterRefusesUnlessAllowed) {
   EXPECT_FALSE(w.CheckUtf8("ab\xed\xa0\x80"));
   EXPECT_EQ(w.error().kind, ErrorKind::kInvalidUtf8);
   EXPECT_EQ(w.error().ToString(),
-            "invalid utf-8 at byte 2 in Foo.Name (string of 5 bytes, byte 2 of it: surrogate "
+            "invalid_utf8 at byte 2 in Foo.Name (string of 5 bytes, byte 2 of it: surrogate "
             "U+D800)");
   EXPECT_EQ(w.error().ToStatus().code(), absl::StatusCode::kInvalidArgument);
 

@@ -350,13 +350,13 @@ TEST(VarintMalformed, ErrorText) {
     const char* text;
   } kCases[] = {
       {VarType::kUvarint, "ff ff ff ff ff 01",
-       "varint too long at byte 0 (uvarint continues past 5 bytes)"},
+       "varint_too_long at byte 0 (uvarint continues past 5 bytes)"},
       {VarType::kUvarint, "ff ff ff ff 1f",
-       "varint overflow at byte 0 (uvarint byte 5 is 0x1f, more than 32 bits)"},
+       "varint_overflow at byte 0 (uvarint byte 5 is 0x1f, more than 32 bits)"},
       {VarType::kVarlong, "ff ff ff ff ff ff ff ff ff 02",
-       "varint overflow at byte 0 (varlong byte 10 is 0x02, more than 64 bits)"},
+       "varint_overflow at byte 0 (varlong byte 10 is 0x02, more than 64 bits)"},
       {VarType::kVarint, "80 00",
-       "non-canonical varint at byte 0 (varint of 2 bytes ends in a zero group (overlong))"},
+       "varint_non_canonical at byte 0 (varint of 2 bytes ends in a zero group (overlong))"},
       {VarType::kUvarint, "80 80", "truncated at byte 0 (uvarint: need 3, have 2)"},
   };
   for (const auto& c : kCases) {

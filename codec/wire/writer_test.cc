@@ -571,7 +571,7 @@ TEST(Writer, FailIsStickyWithOffsetAndPath) {
   EXPECT_EQ(w.error().offset, 5u);
   EXPECT_EQ(w.error().path, "ProduceRequest.TopicData[1].Name");
   EXPECT_EQ(w.error().ToString(),
-            "too long at byte 5 in ProduceRequest.TopicData[1].Name (string of 40000 bytes, "
+            "string_too_long at byte 5 in ProduceRequest.TopicData[1].Name (string of 40000 bytes, "
             "max 32767)");
   EXPECT_EQ(w.error().ToStatus().code(), absl::StatusCode::kFailedPrecondition);
 
@@ -588,7 +588,7 @@ TEST(Writer, FailIsStickyWithOffsetAndPath) {
 
   Writer no_path;
   no_path.Fail(ErrorKind::kNonDefaultField);
-  EXPECT_EQ(no_path.error().ToString(), "non-default field at byte 0");
+  EXPECT_EQ(no_path.error().ToString(), "non_default_field at byte 0");
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ def explain(finding):
             return True, "K1"
         return False, "Kafka's roundtrip rejects what kwire strict reads: " + kafka.get("error", "")[:200]
     if jr == "rejected" and kr == "refused" and finding.get("api_key") == 0:
-        if re.search(r"records count \d+ (above|needs)|allocation budget exceeded|count_too_large",
+        if re.search(r"records count \d+ (above|needs)|allocation_budget|count_too_large",
                      java.get("error", "") + " " + java.get("kind", "")):
             return True, "J4"
         return False, "--quirks java rejects a Produce frame Kafka refuses in part: " + java.get("error", "")[:200]

@@ -49,7 +49,7 @@ std::string ErrorWhere(const absl::Status& s, size_t* offset, std::string* path)
   if (!e) return "error";
   *offset = e->offset;
   *path = e->path;
-  std::string where = FormatErrorKind(e->kind);
+  std::string where = ErrorKindName(e->kind);
   if (!e->path.empty()) absl::StrAppend(&where, " @ ", diff::NormalizePath(e->path));
   return where;
 }

@@ -178,7 +178,7 @@ LocalView KwireView(const Mutant& m) {
   LocalView v;
   auto error = [&](const absl::Status& s) {
     if (std::optional<Error> e = ErrorFromStatus(s)) {
-      v.kind = FormatErrorKind(e->kind);
+      v.kind = ErrorKindName(e->kind);
       v.offset = e->offset;
       v.path = e->path;
     } else {
@@ -190,7 +190,7 @@ LocalView KwireView(const Mutant& m) {
     if (!r.ok()) {
       error(r.status());
     } else if (r->refused()) {
-      v.kind = absl::StrCat("refused ", FormatErrorKind(r->refusals[0].fault.kind));
+      v.kind = absl::StrCat("refused ", ErrorKindName(r->refusals[0].fault.kind));
       v.offset = r->refusals[0].fault.offset;
       v.path = r->refusals[0].fault.path;
     } else {

@@ -328,7 +328,7 @@ Json FindingRecord(const DiffReport& r, const Finding& f) {
   } else {
     j["expect"] = "reject";
     std::optional<Error> e = ErrorFromStatus(error);
-    j["error"] = {{"kind", e ? FormatErrorKind(e->kind) : std::string("unknown_api_key")},
+    j["error"] = {{"kind", e ? ErrorKindName(e->kind) : std::string("unknown_api_key")},
                   {"offset", e ? e->offset : 4},
                   {"path", e ? e->path : std::string("RequestHeader.RequestApiKey")}};
   }

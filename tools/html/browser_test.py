@@ -333,8 +333,8 @@ def main():
         frames = frame_sections(p)
         c.check(len(frames) == 2, "two frame sections")
         f1, f2 = frames
-        c.check(p.one(".error", f1) is not None and p.one(".error-kind", f1).text == "invalid utf-8",
-                "frame 1: the error box says invalid utf-8")
+        c.check(p.one(".error", f1) is not None and p.one(".error-kind", f1).text == "invalid_utf8",
+                "frame 1: the error box says invalid_utf8")
         marked = [int(x.get_attribute("data-offset")) for x in p.all(".b.fail", f1)]
         c.check(marked == [24], "frame 1: the failing byte 24 is marked in the grid (%s)" % marked)
         failed_rows = [r.get_attribute("data-path") for r in p.all(".row.failed", f1)]

@@ -13,6 +13,7 @@
 #include "codec/harness/print_records.h"
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/byte_diff.h"
 #include "codec/wire/error.h"
 #include "codec/wire/hex.h"
 
@@ -86,67 +87,7 @@ std::optional<size_t> AsOffset(const Json& j) {
   return std::nullopt;
 }
 
-// "CorrelationId" -> "correlation_id" (the header's field names in the object tree).
-std::string Snake(std::string_view name) {
-  std::string out;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(name[i]);
-    if (std::isupper(c)) {
-      const bool after_lower = i > 0 && (std::islower(static_cast<unsigned char>(name[i - 1])) ||
-                                         std::isdigit(static_cast<unsigned char>(name[i - 1])));
-      const bool acronym_end = i > 0 && std::isupper(static_cast<unsigned char>(name[i - 1])) &&
-                               i + 1 < name.size() &&
-                               std::islower(static_cast<unsigned char>(name[i + 1]));
-      if (after_lower || acronym_end) out += '_';
-      out += static_cast<char>(std::tolower(c));
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
-void DiffInto(const Json& want, const Json& got, const std::string& path, bool top,
-              std::vector<std::string>& out, size_t limit) {
-  if (out.size() >= limit) return;
-  auto child = [&](const std::string& k) { return path.empty() ? k : absl::StrCat(path, ".", k); };
-  if (want.is_object()) {
-    if (!got.is_object()) {
-      out.push_back(path);
-      return;
-    }
-    for (const auto& [k, v] : want.items()) {
-      auto it = got.find(k);
-      if (it == got.end()) {
-        if (out.size() < limit) out.push_back(child(k));
-      } else {
-        DiffInto(v, *it, child(k), false, out, limit);
-      }
-    }
-    if (!top) {
-      for (const auto& [k, v] : got.items()) {
-        if (!want.contains(k) && out.size() < limit) out.push_back(child(k));
-      }
-    }
-    return;
-  }
-  if (want.is_array()) {
-    if (!got.is_array() || got.size() != want.size()) {
-      out.push_back(path);
-      return;
-    }
-    for (size_t i = 0; i < want.size(); ++i) {
-      DiffInto(want[i], got[i], absl::StrCat(path, "[", i, "]"), false, out, limit);
-    }
-    return;
-  }
-  if (want == got) return;
-  if (want.is_string() && (got.is_number_integer() || got.is_number_unsigned()) &&
-      got.dump() == want.get<std::string>()) {
-    return;  // an int64 as a number
-  }
-  out.push_back(path);
-}
 
 // What the vector expects of `op`, in the answer's shape.
 Json ExpectedAnswer(const JsonlVector& v, const std::string& op) {
@@ -308,55 +249,27 @@ Json FrameJson(FrameExplanation ex, Direction dir, int16_t key, int16_t version,
 }  // namespace
 
 std::vector<std::string> JsonDiffPaths(const Json& expected, const Json& answered, size_t limit) {
+  // The runner's own comparison (conformance::ValueDifferences), member by member of the
+  // top level: members the vector does not have ("seq", "error") are no differences.
   std::vector<std::string> out;
-  DiffInto(expected, answered, "", true, out, limit);
+  for (const auto& [k, v] : expected.items()) {
+    if (out.size() >= limit) break;
+    auto it = answered.find(k);
+    if (it == answered.end()) {
+      out.push_back(k);
+      continue;
+    }
+    for (const conformance::ValueDifference& d :
+         conformance::ValueDifferences(v, *it, k, limit - out.size())) {
+      out.push_back(d.path);
+    }
+  }
   return out;
-}
-
-std::string TreePathOfJsonPath(std::string_view json_path, Direction dir) {
-  std::string_view rest;
-  std::string out;
-  if (json_path.starts_with("header")) {
-    out = dir == Direction::kRequest ? "RequestHeader" : "ResponseHeader";
-    rest = json_path.substr(6);
-    // Member names in snake case, indices as they are.
-    size_t i = 0;
-    while (i < rest.size()) {
-      if (rest[i] == '.') {
-        size_t end = i + 1;
-        while (end < rest.size() && rest[end] != '.' && rest[end] != '[') ++end;
-        absl::StrAppend(&out, ".", Snake(rest.substr(i + 1, end - i - 1)));
-        i = end;
-      } else {
-        const size_t end = rest.find(']', i);
-        const size_t stop = end == std::string_view::npos ? rest.size() : end + 1;
-        out.append(rest.substr(i, stop - i));
-        i = stop;
-      }
-    }
-    return out;
-  }
-  if (json_path.starts_with("body")) return "Body" + std::string(json_path.substr(4));
-  return "";
-}
-
-const PrintNode* FindTreeNode(const FrameExplanation& ex, std::string_view tree_path) {
-  std::string_view p = tree_path;
-  while (!p.empty()) {
-    for (const PrintNode& n : ex.nodes) {
-      if (n.path == p) return &n;
-    }
-    const size_t cut = p.find_last_of(".[");
-    if (cut == std::string_view::npos) break;
-    p = p.substr(0, cut);
-  }
-  return ex.nodes.empty() ? nullptr : &ex.nodes[0];
 }
 
 std::optional<size_t> FirstDifferentByte(std::span<const uint8_t> want,
                                          std::span<const uint8_t> got) {
-  size_t i = 0;
-  while (i < want.size() && i < got.size() && want[i] == got[i]) ++i;
+  const size_t i = FirstDifference(want, got);  // codec/wire/byte_diff.h
   if (i == want.size() && i == got.size()) return std::nullopt;
   return i;
 }

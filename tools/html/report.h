@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "codec/harness/explain.h"
+#include "codec/harness/tree_path.h"
 #include "codec/wire/types.h"
 #include "conformance/check.h"
 #include "conformance/testee.h"
@@ -66,15 +67,6 @@ struct FailureMark {
 /// not in `expected` ("seq", "error", ...) are not differences. At most `limit` paths.
 std::vector<std::string> JsonDiffPaths(const Json& expected, const Json& answered,
                                        size_t limit = 1000);
-
-/// The object tree path (FrameView) of a JSON mapping path of a frame: "header.ClientId"
-/// -> "RequestHeader.client_id" (ResponseHeader for responses), "body.Topics[0].Name" ->
-/// "Body.Topics[0].Name".
-std::string TreePathOfJsonPath(std::string_view json_path, Direction dir);
-
-/// The node of `ex` to mark for `tree_path`: the node with that path or, failing that,
-/// the node of its nearest ancestor path, else the root; nullptr when `ex` has no node.
-const PrintNode* FindTreeNode(const FrameExplanation& ex, std::string_view tree_path);
 
 /// The first byte where `got` differs from `want` (the shorter's size when one is a
 /// prefix of the other), or std::nullopt when they are equal.

@@ -71,7 +71,7 @@ TEST(ReportDiff, TreePathsOfJsonPaths) {
 }
 
 // A native run of three vectors: one passes, one does not decode (a request read as a
-// response: unexpected null at byte 11), one decodes but is not the minimal frame
+// response: unexpected_null at byte 11), one decodes but is not the minimal frame
 // (correlation_id 7: byte 11).
 class NativeReport : public ::testing::Test {
  protected:
@@ -109,7 +109,7 @@ TEST_F(NativeReport, CountsMarksAndBounds) {
   EXPECT_EQ(bad_decode["file"], "mini.txt");
   EXPECT_EQ(bad_decode["line"], 3);
   EXPECT_EQ(bad_decode["checks"][0]["check"], "decode");
-  EXPECT_THAT(bad_decode["checks"][0]["message"].get<std::string>(), HasSubstr("unexpected null at byte 11"));
+  EXPECT_THAT(bad_decode["checks"][0]["message"].get<std::string>(), HasSubstr("unexpected_null at byte 11"));
   EXPECT_EQ(bad_decode["mark"]["offset"], 11);  // the decoder's error offset
   EXPECT_EQ(bad_decode["mark"]["path"], "Body.Tokens.length");  // where decoding stopped
   EXPECT_EQ(bad_decode["frame"]["error"]["offset"], 11);

@@ -195,23 +195,11 @@ absl::StatusOr<std::vector<uint8_t>> FrameFromJson(const Json& j, const EncodeOp
   return EncodeResponseFrame(header, *api_key, body_version, body, options);
 }
 
-std::string FormatErrorKind(ErrorKind k) {
-  switch (k) {
-    case ErrorKind::kVarintNonCanonical: return "varint_non_canonical";
-    case ErrorKind::kTagDuplicate: return "tag_duplicate";
-    case ErrorKind::kInvalidUtf8: return "invalid_utf8";
-    default: break;
-  }
-  std::string s = ErrorKindName(k);
-  std::replace(s.begin(), s.end(), ' ', '_');
-  return s;
-}
-
 Json RefusalJson(const Refusal& r) {
   Json j = {{"part", r.part},
             {"error_code", r.error_code},
             {"error", r.error_name},
-            {"kind", FormatErrorKind(r.fault.kind)},
+            {"kind", ErrorKindName(r.fault.kind)},
             {"offset", r.fault.offset},
             {"path", r.fault.path}};
   if (r.whole_request) j["whole_request"] = true;

@@ -83,12 +83,6 @@ absl::StatusOr<Json> ResponseFrameToJson(const ResponseFrame& frame, int16_t api
 absl::StatusOr<std::vector<uint8_t>> FrameFromJson(const Json& j,
                                                    const EncodeOptions& options = {});
 
-/// The name of an error kind in the conformance format (FORMAT.md, "Error kinds of
-/// negative vectors"): ErrorKindName with '_' for ' ' ("count_too_large"), and
-/// "varint_non_canonical", "tag_duplicate", "invalid_utf8" for the kinds whose codec
-/// names differ.
-std::string FormatErrorKind(ErrorKind kind);
-
 /// A broker's refusal (codec/protocol/refusal.h) as the vectors' and the testee protocol's
 /// `refusals` carry it (conformance/FORMAT.md): {"part", "error_code", "error", "kind",
 /// "offset", "path"}, and "whole_request": true when it is.

@@ -337,7 +337,7 @@ TEST(KwireCli, DecodeQuirksReencodeDiffers) {
       "0000";
   const Outcome strict = Kwire({"decode", "request"}, frame);
   EXPECT_EQ(strict.rc, kExitFailure);
-  EXPECT_THAT(strict.err, HasSubstr("non-canonical"));
+  EXPECT_THAT(strict.err, HasSubstr("varint_non_canonical"));
   const Outcome java = Kwire({"decode", "request", "--quirks", "java"}, frame);
   EXPECT_EQ(java.rc, kExitFailure);
   EXPECT_EQ(java.out, std::string(kDdt3Request) + "\n");
@@ -369,7 +369,7 @@ TEST(KwireCli, DecodeChecksRecords) {
   Outcome o = Kwire({"decode", "response", "--api", "1", "--version", "4"}, kFetchCrcMismatch);
   EXPECT_EQ(o.rc, kExitFailure);
   EXPECT_EQ(o.out, "");
-  EXPECT_THAT(o.err, HasSubstr("crc mismatch at byte 70 in "
+  EXPECT_THAT(o.err, HasSubstr("crc_mismatch at byte 70 in "
                                "FetchResponse.Responses[0].Partitions[0].Records.Batch[0]"));
   o = Kwire({"decode", "response", "--api", "1", "--version", "4", "--records", "opaque"},
             kFetchCrcMismatch);
@@ -383,7 +383,7 @@ TEST(KwireCli, DecodeChecksRecords) {
   EXPECT_EQ(o.rc, kExitRefused) << o.err;
   EXPECT_EQ(o.out, std::string(kProduceOverlongOffsetDelta) + "\n");
   EXPECT_THAT(o.err, HasSubstr("refused: ProduceRequest.TopicData[0].PartitionData[0].Records: "
-                               "INVALID_RECORD (87): non-canonical varint at byte 95 in "
+                               "INVALID_RECORD (87): varint_non_canonical at byte 95 in "
                                "ProduceRequest.TopicData[0].PartitionData[0].Records.Batch[0]"
                                ".Record[0].OffsetDelta"));
   EXPECT_THAT(o.err, HasSubstr("(Kafka 4.4 appends it: Kafka's record reader takes it"));
@@ -429,7 +429,7 @@ TEST(KwireCli, ExplainChecksRecords) {
   EXPECT_THAT(o.out, HasSubstr("MISMATCH"));  // the tree is printed first
   EXPECT_THAT(o.out, HasSubstr("Batch[0]"));
   EXPECT_EQ(o.out.back(), '\n');
-  EXPECT_THAT(o.err, HasSubstr("crc mismatch at byte 70"));
+  EXPECT_THAT(o.err, HasSubstr("crc_mismatch at byte 70"));
   o = Kwire({"explain", "response", "--api", "1", "--version", "4", "--records", "opaque"},
             kFetchCrcMismatch);
   EXPECT_EQ(o.rc, kExitOk) << o.err;
@@ -448,13 +448,13 @@ TEST(KwireCli, DecodeInvalidUtf8) {
   EXPECT_EQ(ff.rc, kExitFailure);
   EXPECT_EQ(ff.out, "");
   EXPECT_EQ(ff.err,
-            "kwire decode: invalid utf-8 at byte 17 in "
+            "kwire decode: invalid_utf8 at byte 17 in "
             "DescribeDelegationTokenRequest.Owners[0].PrincipalType (byte 0xff cannot start a "
             "sequence; string of length 1 read at byte 16 (compact, uvarint 2), ends at byte "
             "18)\n");
   const Outcome overlong = Kwire({"decode", "request"}, kBadUtf8Overlong);
   EXPECT_EQ(overlong.rc, kExitFailure);
-  EXPECT_THAT(overlong.err, HasSubstr("invalid utf-8 at byte 17 in "
+  EXPECT_THAT(overlong.err, HasSubstr("invalid_utf8 at byte 17 in "
                                       "DescribeDelegationTokenRequest.Owners[0].PrincipalType "
                                       "(overlong 2-byte encoding (c0 af); string of length 2 "
                                       "read at byte 16 (compact, uvarint 3), ends at byte 19)"));
@@ -481,7 +481,7 @@ TEST(KwireCli, DecodeHintsNameTheFault) {
   EXPECT_EQ(o.rc, kExitFailure);
   EXPECT_EQ(o.out, "");
   EXPECT_EQ(o.err,
-            "kwire decode: trailing bytes at byte 26 (2 bytes after the response body)\n"
+            "kwire decode: trailing_bytes at byte 26 (2 bytes after the response body)\n"
             "kwire decode: hint: the size prefix at byte 0 reads 24; with 22 (2 less: the frame "
             "ends 2 bytes earlier, where the next one would start) the frame decodes cleanly\n"
             "kwire decode: hint: the bytes length at byte 12 (SaslAuthenticateResponse.AuthBytes) "
@@ -490,7 +490,7 @@ TEST(KwireCli, DecodeHintsNameTheFault) {
   const Outcome v0 = Kwire({"decode", "response", "--api", "36", "--version", "0"}, kSasl1);
   EXPECT_EQ(v0.rc, kExitFailure);
   EXPECT_EQ(v0.err,
-            "kwire decode: trailing bytes at byte 20 (8 bytes after the response body)\n"
+            "kwire decode: trailing_bytes at byte 20 (8 bytes after the response body)\n"
             "kwire decode: hint: the frame decodes cleanly as SaslAuthenticateResponse v1, not "
             "v0: was the request another version? (--version auto reads it so)\n"
             "kwire decode: hint: the bytes length at byte 12 (SaslAuthenticateResponse.AuthBytes) "
@@ -534,7 +534,7 @@ TEST(KwireCli, DecodeVersionAuto) {
   EXPECT_THAT(none.err,
               StartsWith("kwire decode: --version auto: no version of SaslAuthenticateResponse "
                          "(v0-v2) decodes this frame; v1 reads furthest\n"
-                         "kwire decode: trailing bytes at byte 26 (2 bytes after the response "
+                         "kwire decode: trailing_bytes at byte 26 (2 bytes after the response "
                          "body)\n"));
   // Explain takes it too.
   const Outcome ex = Kwire({"explain", "response", "--api", "36", "--version", "auto",
@@ -562,7 +562,7 @@ TEST(KwireCli, DecodeStreamRestThatDoesNotSplit) {
   EXPECT_EQ(o.rc, kExitFailure);
   EXPECT_THAT(o.err, HasSubstr("kwire decode: frame 1 at byte 0: truncated at byte 19"));
   EXPECT_THAT(o.err, HasSubstr("kwire decode: after frame 2, no frame starts at byte 23 of the "
-                               "stream: frame too large at byte 0 in Frame.size"));
+                               "stream: frame_too_large at byte 0 in Frame.size"));
   EXPECT_THAT(o.err, Not(HasSubstr("frame 3")));
   EXPECT_THAT(o.err, HasSubstr("2 frames, 0 decoded"));
 }
@@ -590,7 +590,7 @@ TEST(KwireCli, ExplainMarksTheFailingByte) {
   EXPECT_THAT(o.out, HasSubstr("0010   02>ff 01 00 00"));
   EXPECT_THAT(o.out, HasSubstr("; >! byte 17 (0x0011), where decoding failed\n"));
   EXPECT_THAT(o.out, HasSubstr("length"));
-  EXPECT_THAT(o.err, StartsWith("kwire explain: invalid utf-8 at byte 17 in "
+  EXPECT_THAT(o.err, StartsWith("kwire explain: invalid_utf8 at byte 17 in "
                                 "DescribeDelegationTokenRequest.Owners[0].PrincipalType (byte "
                                 "0xff cannot start a sequence; string of length 1 read at byte "
                                 "16 (compact, uvarint 2), ends at byte 18)\n"));
@@ -606,7 +606,7 @@ TEST(KwireCli, ExplainInvalidUtf8) {
   const Outcome strict = Kwire({"explain", "request"}, kBadUtf8Ff);
   EXPECT_EQ(strict.rc, kExitFailure);
   EXPECT_THAT(strict.out, HasSubstr("decoding failed here"));
-  EXPECT_THAT(strict.err, HasSubstr("invalid utf-8 at byte 17"));
+  EXPECT_THAT(strict.err, HasSubstr("invalid_utf8 at byte 17"));
   EXPECT_EQ(strict.out.find('\xff'), std::string::npos);
   // Under the quirk: the value escaped, never raw, with the first bad byte's offset.
   const Outcome o = Kwire({"explain", "request", "--quirks", "java", "--width", "0"}, kBadUtf8Overlong);

@@ -21,7 +21,7 @@ using Json = nlohmann::json;
 Json Rejected(const absl::Status& s) {
   Json a = {{"result", "rejected"}, {"error", std::string(s.message())}};
   if (std::optional<Error> e = ErrorFromStatus(s)) {
-    a["kind"] = FormatErrorKind(e->kind);
+    a["kind"] = ErrorKindName(e->kind);
     a["offset"] = e->offset;
     a["path"] = e->path;
   }

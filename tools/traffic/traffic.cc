@@ -171,7 +171,7 @@ Json ReportJson(const FrameReport& r) {
   j["size"] = r.size;
   j["verdict"] = VerdictName(r.verdict);
   if (r.error) {
-    j["error"] = Json{{"kind", FormatErrorKind(r.error->kind)},
+    j["error"] = Json{{"kind", ErrorKindName(r.error->kind)},
                       {"offset", r.error->offset},
                       {"path", r.error->path},
                       {"message", r.message}};
