@@ -45,6 +45,19 @@ std::string RenderTesteeList(const std::vector<JsonlVector>& vectors) {
   return out;
 }
 
+namespace {
+
+// Under a vector's line in the summary: how the vector was made from a valid frame
+// (its `mutation`) and the command that explains its frame.
+void AppendMutationAndLook(std::string& out, const TesteeReport& r, const JsonlVector& v) {
+  if (auto m = v.record.find("mutation"); m != v.record.end() && m->is_string()) {
+    absl::StrAppend(&out, "\n      mutation: ", Clean(m->get<std::string>()));
+  }
+  absl::StrAppend(&out, "\n      look: kwire explain --vector ", r.options.dir, "/", v.file, ":", v.line);
+}
+
+}  // namespace
+
 std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
   std::string out = absl::StrCat("kwire conformance: testee `", r.options.command, "`");
   if (!r.name.empty()) absl::StrAppend(&out, ": ", r.name, r.version.empty() ? "" : " ", r.version);
@@ -86,12 +99,7 @@ std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
                     res.outcome == TesteeOutcome::kUnexpectedPass
                         ? absl::StrCat("passes, but is listed as an expected failure (", res.expected_reason, ")")
                         : Describe(v, res));
-    if (res.outcome == TesteeOutcome::kFail) {
-      if (auto m = v.record.find("mutation"); m != v.record.end() && m->is_string()) {
-        absl::StrAppend(&out, "\n      mutation: ", Clean(m->get<std::string>()));
-      }
-      absl::StrAppend(&out, "\n      look: kwire explain --vector ", r.options.dir, "/", v.file, ":", v.line);
-    }
+    if (res.outcome == TesteeOutcome::kFail) AppendMutationAndLook(out, r, v);
   }
   if (bad > max_failures) absl::StrAppend(&out, "\n  ... and ", bad - max_failures, " more (--json has all)");
   // Rejections for another reason than the vector's: right verdict, wrong diagnosis
@@ -106,7 +114,8 @@ std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
       }
       if (other <= max_failures) {
         const JsonlVector& v = r.vectors[res.vector];
-        absl::StrAppend(&out, "\n  ", v.id, " ", op.op, ": ", op.detail);
+        absl::StrAppend(&out, "\n  ", v.id, " (", v.file, ":", v.line, "): ", op.op, ": ", op.detail);
+        AppendMutationAndLook(out, r, v);
       }
     }
   }

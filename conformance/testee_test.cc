@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "conformance/line_process.h"
 #include "conformance/xml_escape.h"
 
@@ -552,6 +553,29 @@ TEST(XmlEscape, EntitiesAndControlPictures) {
   EXPECT_EQ(XmlEscape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&apos;");
   EXPECT_EQ(XmlEscape(std::string_view("\x01\x1f\n\t\x00", 5)), "&#x2401;&#x241f;\n\t&#x2400;");
   EXPECT_EQ(XmlEscape("caf\xc3\xa9"), "caf\xc3\xa9");
+}
+
+// A rejection with another error than the vector's passes (without --strict-errors) and
+// is listed apart, with the vector's file and line, its mutation and the explain command.
+TEST_F(RunTest, OtherErrorsAreListedWithTheirMutation) {
+  options_.command = Script("['validate']", "{'result': 'rejected', 'kind': 'truncated', 'offset': 99999}");
+  options_.categories = {"negative"};
+  TesteeReport r = RunTestee(options_);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0];
+  EXPECT_EQ(r.Count(TesteeOutcome::kPass), 2u);
+  const std::string summary = RenderTesteeSummary(r);
+  const size_t section = summary.find("rejected with another error than the vector's");
+  ASSERT_NE(section, std::string::npos) << summary;
+  const std::string rest = summary.substr(section);
+  const size_t line = rest.find("\n  negative/Produce/v3/request/truncated-length (v.jsonl:3): ");
+  ASSERT_NE(line, std::string::npos) << rest;
+  const std::string after = rest.substr(line + 1);
+  const std::vector<std::string> lines = absl::StrSplit(after, '\n');
+  ASSERT_GE(lines.size(), 3u) << after;
+  EXPECT_TRUE(absl::StrContains(lines[0], "validate: rejected with another error: offset 99999 (expected 12)"))
+      << lines[0];
+  EXPECT_TRUE(absl::StartsWith(lines[1], "      mutation: ")) << lines[1];
+  EXPECT_TRUE(absl::StartsWith(lines[2], "      look: kwire explain --vector ")) << lines[2];
 }
 
 TEST_F(RunTest, ReportsNameEveryVector) {
