@@ -49,11 +49,21 @@ namespace {
 
 // Under a vector's line in the summary: how the vector was made from a valid frame
 // (its `mutation`) and the command that explains its frame.
-void AppendMutationAndLook(std::string& out, const TesteeReport& r, const JsonlVector& v) {
+// `res` (may be null): a failed decode's first differing value is looked at with --path.
+void AppendMutationAndLook(std::string& out, const TesteeReport& r, const JsonlVector& v,
+                           const TesteeResult* res = nullptr) {
   if (auto m = v.record.find("mutation"); m != v.record.end() && m->is_string()) {
     absl::StrAppend(&out, "\n      mutation: ", Clean(m->get<std::string>()));
   }
   absl::StrAppend(&out, "\n      look: kwire explain --vector ", r.options.dir, "/", v.file, ":", v.line);
+  if (res == nullptr) return;
+  for (const OpResult& op : res->ops) {
+    if (op.differences.is_array() && !op.differences.empty() &&
+        op.differences[0].contains("tree_path")) {
+      absl::StrAppend(&out, " --path '", Clean(op.differences[0]["path"].get<std::string>()), "'");
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -99,7 +109,7 @@ std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
                     res.outcome == TesteeOutcome::kUnexpectedPass
                         ? absl::StrCat("passes, but is listed as an expected failure (", res.expected_reason, ")")
                         : Describe(v, res));
-    if (res.outcome == TesteeOutcome::kFail) AppendMutationAndLook(out, r, v);
+    if (res.outcome == TesteeOutcome::kFail) AppendMutationAndLook(out, r, v, &res);
   }
   if (bad > max_failures) absl::StrAppend(&out, "\n  ... and ", bad - max_failures, " more (--json has all)");
   // Rejections for another reason than the vector's: right verdict, wrong diagnosis

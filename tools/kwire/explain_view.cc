@@ -34,14 +34,15 @@ bool AtOrBelow(const std::string& path, const std::string& prefix) {
 }
 
 // The indices of the nodes `view.path` names: the first spelling that matches any node
-// of (as given; with the message name replaced by the body's path; relative to the
-// body), at a component boundary, else as a plain prefix.
+// of (as given; with the message name replaced by the body's path; "header." replaced by
+// the header's; relative to the body), at a component boundary, else as a plain prefix.
 std::vector<size_t> MatchPath(const std::vector<PrintNode>& nodes, const std::string& path) {
   std::vector<std::string> norm(nodes.size());
-  std::string body_path, message;
+  std::string body_path, header_path, message;
   for (size_t i = 0; i < nodes.size(); ++i) {
     norm[i] = Normalize(nodes[i].path);
     if (nodes[i].kind == Kind::kBody && body_path.empty()) body_path = norm[i];
+    if (nodes[i].kind == Kind::kHeader && header_path.empty()) header_path = norm[i];
   }
   if (!nodes.empty()) message = Normalize(nodes[0].label);
   const std::string p = Normalize(path);
@@ -49,6 +50,10 @@ std::vector<size_t> MatchPath(const std::vector<PrintNode>& nodes, const std::st
   std::vector<std::string> spellings = {p};
   if (!body_path.empty() && !message.empty() && AtOrBelow(p, message)) {
     spellings.push_back(body_path + p.substr(message.size()));
+  }
+  // The JSON mapping's (conformance/FORMAT.md, a verdict's differences): "header.ClientId".
+  if (!header_path.empty() && AtOrBelow(p, "header")) {
+    spellings.push_back(header_path + p.substr(6));
   }
   if (!body_path.empty()) spellings.push_back(body_path + (p.front() == '[' ? "" : ".") + p);
   for (bool boundary : {true, false}) {

@@ -30,7 +30,8 @@ struct ExplainView {
   bool bytes = true;         ///< Print the byte layout (--no-bytes: false).
   std::optional<int> depth;  ///< Levels of the tree shown below the root or the --path node.
   /// A node path, as in decode errors (`MetadataResponse.Topics[3].Name`,
-  /// `RequestHeader.ClientId`) or in the tree (`Body.Topics[3]`, `RequestHeader.client_id`),
+  /// `RequestHeader.ClientId`), in the tree (`Body.Topics[3]`, `RequestHeader.client_id`),
+  /// in the JSON mapping and conformance verdicts (`body.Topics[3]`, `header.ClientId`),
   /// or relative to the body (`Topics[3]`); compared ignoring case and underscores. A path
   /// selects its node's subtree; when no node has it, every node whose path starts with it
   /// (`Topics[1` selects Topics[1] and Topics[10] to [19]); else every node whose path ends

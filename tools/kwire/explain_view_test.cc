@@ -166,7 +166,8 @@ MetadataResponse                                  message v4                    
                         +-- IsrNodes[0]           int32                        = 1                        [0x00b0, 4B]
 )");
   // The same rows by the tree's spelling, relative to the body, in another case.
-  for (const char* same : {"Body.Topics[1]", "Topics[1]", "metadataresponse.topics[1]"}) {
+  for (const char* same : {"Body.Topics[1]", "Topics[1]", "metadataresponse.topics[1]",
+                           "body.Topics[1]"}) {
     ExplainView w;
     w.path = same;
     EXPECT_EQ(Paths(*SelectNodes(ex.nodes, w)), Paths(*SelectNodes(ex.nodes, v))) << same;
@@ -201,6 +202,11 @@ MetadataResponse                      message v4                             [0x
   // Error paths' header names select the tree's snake_case rows.
   ExplainView h;
   h.path = "ResponseHeader.CorrelationId";
+  EXPECT_EQ(Paths(*SelectNodes(ex.nodes, h)),
+            (std::vector<std::string>{"MetadataResponse", "ResponseHeader",
+                                      "ResponseHeader.correlation_id"}));
+  // And the JSON mapping's, as conformance verdicts name a difference.
+  h.path = "header.CorrelationId";
   EXPECT_EQ(Paths(*SelectNodes(ex.nodes, h)),
             (std::vector<std::string>{"MetadataResponse", "ResponseHeader",
                                       "ResponseHeader.correlation_id"}));
