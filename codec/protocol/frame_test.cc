@@ -557,8 +557,9 @@ TEST(ErrorsAsData, CrcMismatchInFetchResponseRecords) {
   // The bytes the CRC covers in the frame's coordinates, as the offset is: from the
   // attributes (batch + 21) to the batch's last byte (batch + 12 + batchLength 60 - 1).
   EXPECT_EQ(batch_at, 53u);
-  EXPECT_THAT(e->detail, ::testing::HasSubstr("(CRC-32C of bytes 74..124, from the attributes to "
-                                              "the end of the batch at byte 53, baseOffset 0)"));
+  EXPECT_THAT(e->detail, ::testing::HasSubstr("(CRC-32C of bytes 74..124: the batch that starts at "
+                                              "byte 53, baseOffset 0, from its attributes to its "
+                                              "last byte)"));
   // Opaque records: no error at all.
   FrameOptions opaque;
   opaque.records_mode = RecordsMode::kOpaque;

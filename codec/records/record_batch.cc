@@ -648,12 +648,13 @@ bool BatchIterator::Next(BatchView* out) {
   v.header_ = h;
   if (!v.crc_ok() && options_.enforce_crc && RecordsCrcEnforcementEnabled()) {
     return fail(ErrorKind::kCrcMismatch, crc_at,
-                absl::StrFormat("stored 0x%08x, computed 0x%08x (%s of bytes %d..%d, from the "
-                                "%s to the end of the batch at byte %d, baseOffset %d)",
+                absl::StrFormat("stored 0x%08x, computed 0x%08x (%s of bytes %d..%d: the "
+                                "batch that starts at byte %d, baseOffset %d, from its %s to "
+                                "its last byte)",
                                 h.crc, v.computed_crc_, h.magic == 2 ? "CRC-32C" : "CRC-32",
                                 at + (h.magic == 2 ? kV2AttributesOffset : kMagicOffset),
-                                at + total - 1, h.magic == 2 ? "attributes" : "magic byte", at,
-                                h.base_offset));
+                                at + total - 1, at, h.base_offset,
+                                h.magic == 2 ? "attributes" : "magic byte"));
   }
   pos_ += total;
   ++index_;
