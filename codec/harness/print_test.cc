@@ -485,6 +485,16 @@ TEST(ExplainTest, NarrowRowsKeepTheGuides) {
         +-- Name  string      = "short"        [0x0004, 20B]
                   (int16 len=24)
 )");
+  // On the failed row the marker follows the moved detail as it follows a note: two
+  // spaces, no "; " (the new user's stray ';').
+  one[3].failed = true;
+  EXPECT_EQ(RenderObjectTree(one, 60),
+            R"(M                 message v0                   [0x0000, 40B]
++-- Topics        []T         = 2 elements     [0x0000, 36B]
+    +-- T[0]      T           = struct         [0x0004, 20B]
+        +-- Name  string      = "short"        [0x0004, 20B]
+                  (int16 len=24)  <-- decoding failed here
+)");
 }
 
 TEST(ExplainTest, SnakeCase) {

@@ -145,6 +145,7 @@ std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width) 
   const std::vector<bool> deepest = DeepestFailures(nodes);
   struct Row {
     std::string name, type, range, note;
+    bool failed_here = false;  // the deepest failed row: the marker follows the note
     ValueText value;
     std::string guide;  // tree guides under the name, for continuation lines
   };
@@ -169,8 +170,7 @@ std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width) 
     row.value = ValueColumn(nodes, i);
     row.range = absl::StrFormat("[0x%04x, %dB]", node.offset, node.size);
     row.note = node.note;
-    if (deepest[i])
-      row.note += row.note.empty() ? "<-- decoding failed here" : "  <-- decoding failed here";
+    row.failed_here = deepest[i];
     rows.push_back(std::move(row));
   }
   // Column widths (capped so that one long value does not push every row).
@@ -205,6 +205,9 @@ std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width) 
         rest = std::move(value);
         value = "= (below)";
       }
+    }
+    if (r.failed_here) {
+      r.note += r.note.empty() ? "<-- decoding failed here" : "  <-- decoding failed here";
     }
     std::string line;
     Pad(line, r.name, w_name);
