@@ -174,6 +174,7 @@ void LengthHints(std::span<const uint8_t> frame, const FrameExplanation& ex,
   std::vector<Prefix> prefixes = FindPrefixes(ex.nodes, frame, e->offset);
   if (prefixes.size() > d.max_prefixes) prefixes.resize(d.max_prefixes);
   size_t work = 0;
+  std::vector<DecodeHint> found;
   for (const Prefix& p : prefixes) {
     std::vector<int64_t> with = TryValues(frame, p, d, decodes, work);
     if (with.empty()) continue;
@@ -195,8 +196,15 @@ void LengthHints(std::span<const uint8_t> frame, const FrameExplanation& ex,
     h.text = absl::StrFormat("the %s at byte %d (%s) reads %d%s; with %s there the frame "
                              "decodes cleanly",
                              p.what, p.offset, p.owner, p.read, runs, ValueList(with));
-    out.push_back(std::move(h));
+    found.push_back(std::move(h));
   }
+  // Tried nearest first (the search budget goes to the likeliest), reported earliest
+  // first: with one fault, the earliest length with which the frame decodes is its
+  // likeliest cause; a later one that also does only makes up for it (a string length
+  // made longer misplaces the next length, which a "fix" would then read from the data).
+  std::stable_sort(found.begin(), found.end(),
+                   [](const DecodeHint& a, const DecodeHint& b) { return a.offset < b.offset; });
+  for (DecodeHint& h : found) out.push_back(std::move(h));
 }
 
 void SizeHints(std::span<const uint8_t> frame, const DiagnoseOptions& d, Decodes decodes,

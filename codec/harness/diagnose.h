@@ -14,8 +14,10 @@
 //                (k ≤ DiagnoseOptions::max_size_slack; +k takes bytes of
 //                DiagnoseOptions::following, the stream after the frame);
 //   kLength      a string, bytes or records length, an array count or a tagged field's
-//                size read before the failure (the nearest first) replaced by another
-//                value of the same width: the values with which the frame decodes.
+//                size read before the failure (tried nearest first) replaced by another
+//                value of the same width: the values with which the frame decodes;
+//                reported earliest first (with one fault, the earliest such length is
+//                its likeliest cause, a later one only makes up for it).
 //
 // "Decodes cleanly" is DecodeRequestFrame / DecodeResponseFrame returning OK under the
 // same FrameOptions. A hint is a lead, not a verdict: the frame is still invalid. The core

@@ -20,6 +20,7 @@
 #include "codec/generated/sasl_authenticate_response.h"
 #include "codec/harness/explain.h"
 #include "codec/protocol/frame.h"
+#include "codec/wire/hex.h"
 
 namespace kwire {
 namespace {
@@ -111,6 +112,26 @@ TEST(DecodeErrorContext, StringLengthInt16) {
 
 // The same topic name's length past the end of the frame: the error is at the length
 // (it was already), the hint gives the length that reads.
+// A string length made longer (FindCoordinator v4 request, CoordinatorKeys[0]'s compact
+// length at byte 22: 10 -> 12) misplaces the next key's length, which then reads 48 at
+// byte 35 from the data. Both lengths have a value with which the frame decodes; the
+// earlier one, the fault, is the first hint (the new user's stumble: the symptom came
+// first).
+TEST(DecodeHints, TheEarliestLengthThatFixesTheFrameComesFirst) {
+  Bytes f;
+  ASSERT_TRUE(ParseHex("00000029000a0004000000010005e4b8ad7569004c030d6e756c00696e736964650b"
+                       "3531316279397363396600",
+                       f));
+  const std::vector<DecodeHint> hints = DiagnoseRequestFrame(f);
+  ASSERT_EQ(hints.size(), 2u) << testing::PrintToString(Texts(hints));
+  EXPECT_EQ(hints[0].kind, Kind::kLength);
+  EXPECT_EQ(hints[0].offset, 22u);
+  EXPECT_EQ(hints[0].read, 12);
+  EXPECT_EQ(hints[0].decodes_with, std::vector<int64_t>{10});
+  EXPECT_EQ(hints[1].offset, 35u);
+  EXPECT_EQ(hints[1].read, 48);
+}
+
 TEST(DecodeErrorContext, StringLengthPastTheFrame) {
   Bytes f = ResponseFrame(1, Metadata());
   f[35] = 0x01;  // 8 -> 264: 37 + 264 = 301 > 220
