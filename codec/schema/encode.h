@@ -244,12 +244,15 @@ KWIRE_NOINLINE void EncodeTaggedFields(EncodeContext& c, PathNode& node, const S
   if (c.w.ok()) EncodeUnknownTagsBelow(c, unknown, &e.u, INT64_MAX, &e.previous);
 }
 
-// Encodes `s` with its path node under `parent`: the enclosing struct's node (c.node),
-// or at the top the caller's node (Writer::path()), which is only ever read.
+// Encodes `s` with its path node under `parent`, and leaves c.node at `outer`: inside
+// the walk both are the enclosing struct's node (c.node); at the top the parent is the
+// caller's node (Writer::path()), which is only ever read, and `outer` is nullptr.
+// Inlined into its two callers so that each keeps one pointer across the fields (as
+// DecodeStructBody).
 template <KafkaStruct S>
-void EncodeStructUnder(EncodeContext& c, const S& s, const PathNode* parent) {
+KWIRE_ALWAYS_INLINE void EncodeStructBody(EncodeContext& c, const S& s, const PathNode* parent,
+                                          PathNode* outer) {
   PathNode node{parent, nullptr, -1};
-  PathNode* const outer = c.node;
   c.node = &node;
   c.w.set_path(&node);
   FieldEncoder e{c, node};
@@ -268,7 +271,13 @@ void EncodeStructUnder(EncodeContext& c, const S& s, const PathNode* parent) {
 
 template <KafkaStruct S>
 void EncodeStruct(EncodeContext& c, const S& s) {
-  EncodeStructUnder(c, s, c.node);
+  EncodeStructBody(c, s, c.node, c.node);
+}
+
+// The top of the walk: `parent` is the caller's node, never written.
+template <KafkaStruct S>
+void EncodeTopStruct(EncodeContext& c, const S& s, const PathNode* parent) {
+  EncodeStructBody(c, s, parent, nullptr);
 }
 
 }  // namespace schema_internal
@@ -280,7 +289,7 @@ template <KafkaStruct S>
 void EncodeStruct(Writer& w, int16_t version, bool flexible, const S& s) {
   // As DecodeStruct: the caller's node (w.path()) is only ever a parent.
   schema_internal::EncodeContext c{{version, flexible}, w, nullptr};
-  schema_internal::EncodeStructUnder(c, s, w.path());
+  schema_internal::EncodeTopStruct(c, s, w.path());
 }
 
 }  // namespace kwire
