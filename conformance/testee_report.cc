@@ -60,7 +60,10 @@ void AppendMutationAndLook(std::string& out, const TesteeReport& r, const JsonlV
   for (const OpResult& op : res->ops) {
     if (op.differences.is_array() && !op.differences.empty() &&
         op.differences[0].contains("tree_path")) {
-      absl::StrAppend(&out, " --path '", Clean(op.differences[0]["path"].get<std::string>()), "'");
+      // The command shows the vector's frame, so the value at --path is the expected one
+      // (a new user read it as their answer); the shell comment says so.
+      absl::StrAppend(&out, " --path '", Clean(op.differences[0]["path"].get<std::string>()),
+                      "'  # the vector's frame: the expected value, and the bytes it is read from");
       return;
     }
   }

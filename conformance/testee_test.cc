@@ -578,6 +578,23 @@ TEST_F(RunTest, OtherErrorsAreListedWithTheirMutation) {
   EXPECT_TRUE(absl::StartsWith(lines[2], "      look: kwire explain --vector ")) << lines[2];
 }
 
+// A failed decode's look command goes to the first differing value, and says that what it
+// shows is the vector's (the expected value), not the answer (helper-26's stumble 6).
+TEST_F(RunTest, ALookCommandSaysItShowsTheVectorsValue) {
+  options_.command = Script("['decode']", "{'result': 'ok', 'header': {}, 'body': {}}");
+  options_.categories = {"rich"};
+  TesteeReport r = RunTestee(options_);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0];
+  const std::string summary = RenderTesteeSummary(r);
+  const size_t look = summary.find("      look: kwire explain --vector ");
+  ASSERT_NE(look, std::string::npos) << summary;
+  const std::string line = summary.substr(look, summary.find('\n', look) - look);
+  EXPECT_TRUE(absl::StrContains(line, " --path 'header.")) << line;
+  EXPECT_TRUE(absl::EndsWith(
+      line, "'  # the vector's frame: the expected value, and the bytes it is read from"))
+      << line;
+}
+
 TEST_F(RunTest, ReportsNameEveryVector) {
   options_.command = Script("['validate']", "{'result': 'ok'}");
   TesteeReport r = RunTestee(options_);

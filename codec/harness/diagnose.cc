@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "codec/harness/explain.h"
 #include "codec/protocol/registry.h"
+#include "codec/wire/plural.h"
 #include "codec/wire/port.h"
 #include "codec/wire/utf8.h"
 #include "codec/wire/varint.h"
@@ -260,6 +261,42 @@ void SizeHints(std::span<const uint8_t> frame, const DiagnoseOptions& d, Decodes
   out.push_back(std::move(h));
 }
 
+// A frame whose size prefix counts the bytes there are, alone (no stream after it), that
+// decodes when k zero bytes are appended (and the prefix says k more): it may have been
+// cut short after it was framed — a capture that stopped, a writer that wrote a size
+// prefix for bytes it never sent. Zeros are the smallest value of every type (an empty
+// string, array or tagged section, 0 for numbers), so they complete most cuts; the hint
+// says they were a guess.
+void CutShortHint(std::span<const uint8_t> frame, const DiagnoseOptions& d, Decodes decodes,
+                  std::vector<DecodeHint>& out) {
+  constexpr int kMaxCut = 64;
+  if (frame.size() < kSizePrefix || !d.following.empty() || frame.size() > d.max_frame_bytes) {
+    return;
+  }
+  Reader r(frame.first(kSizePrefix));
+  const int64_t size = r.ReadInt32();
+  if (size != static_cast<int64_t>(frame.size() - kSizePrefix)) return;
+  std::vector<uint8_t> b(frame.begin(), frame.end());
+  for (int k = 1; k <= kMaxCut; ++k) {
+    b.push_back(0);
+    PutBig(b, 0, static_cast<uint64_t>(size + k), kSizePrefix);
+    if (!decodes(b)) continue;
+    DecodeHint h;
+    h.kind = DecodeHint::Kind::kCutShort;
+    h.offset = frame.size();
+    h.path = "Frame.end";
+    h.read = size;
+    h.decodes_with = {size + k};
+    h.text = absl::StrFormat(
+        "the frame may be cut short: its size prefix (%d) counts the bytes there are, and "
+        "with %s more at its end (zeros were tried) and %d in the prefix it decodes cleanly "
+        "(a capture that stopped, or a writer that framed bytes it did not send)",
+        size, CountOf(k, "byte"), size + k);
+    out.push_back(std::move(h));
+    return;
+  }
+}
+
 // The explanation (with a length row under every value) that the length search reads.
 PrintOptions ExplainOptions(const FrameOptions& options) {
   PrintOptions po;
@@ -415,6 +452,37 @@ void AddValueLengthRows(FrameExplanation& ex, bool all) {
   ex.nodes = std::move(out);
 }
 
+void MarkCrcFailure(FrameExplanation& ex) {
+  const std::optional<Error> e = ErrorFromStatus(ex.status);
+  if (!e || e->kind != ErrorKind::kCrcMismatch) return;
+  std::vector<PrintNode>& nodes = ex.nodes;
+  // The batch the decoder stopped in: the records row whose range holds the crc field.
+  for (size_t b = 0; b < nodes.size(); ++b) {
+    const PrintNode& batch = nodes[b];
+    if (batch.kind != Kind::kRecords || e->offset < batch.offset ||
+        e->offset >= batch.offset + batch.size) {
+      continue;
+    }
+    size_t end = b + 1;  // one past the batch's subtree
+    while (end < nodes.size() && nodes[end].depth > batch.depth) ++end;
+    size_t crc = SIZE_MAX, check = SIZE_MAX;
+    for (size_t i = b + 1; i < end; ++i) {
+      if (nodes[i].depth != batch.depth + 1) continue;
+      if (nodes[i].label == "crc" && nodes[i].offset == e->offset) crc = i;
+      if (nodes[i].label == "crcCheck") check = i;
+    }
+    const size_t mark = crc != SIZE_MAX ? crc : check;
+    if (mark == SIZE_MAX) return;
+    nodes[mark].failed = true;
+    for (size_t i = b + 1; i < end; ++i) {
+      if (i == mark || !nodes[i].failed || nodes[i].label != "error") continue;
+      nodes[i].failed = false;
+      nodes[i].note = "read on past the CRC mismatch above: a decoder stops at the crc";
+    }
+    return;
+  }
+}
+
 std::string RenderMarkedByteLayout(const FrameExplanation& ex) {
   std::string layout = RenderByteLayout(ex.bytes, ex.nodes);
   const std::optional<Error> e = ErrorFromStatus(ex.status);
@@ -484,6 +552,17 @@ Error ErrorInContext(const FrameExplanation& ex) {
   return *e;
 }
 
+std::string RenderErrorInContext(const FrameExplanation& ex) {
+  if (ex.status.ok()) return "";
+  const Error e = ErrorInContext(ex);
+  std::string text = e.ToString();
+  const std::string at = absl::StrFormat("at byte %d", e.offset);
+  if (const size_t p = text.find(at); p != std::string::npos) {
+    text.insert(p + at.size(), absl::StrFormat(" (0x%04x)", e.offset));
+  }
+  return text;
+}
+
 std::vector<DecodeHint> DiagnoseRequestFrame(std::span<const uint8_t> frame,
                                              const FrameOptions& options,
                                              const DiagnoseOptions& d) {
@@ -519,7 +598,11 @@ std::vector<DecodeHint> DiagnoseRequestFrame(std::span<const uint8_t> frame,
   SizeHints(frame, d, decodes, out);
   FrameExplanation ex = ExplainRequestFrame(frame, ExplainOptions(options));
   AddValueLengthRows(ex, true);
+  const size_t before = out.size();
   LengthHints(frame, ex, d, decodes, out);
+  // Zeros appended also complete a frame whose count or length was made larger: a length
+  // with which the frame decodes as it is is the likelier cause, and wins.
+  if (out.size() == before) CutShortHint(frame, d, decodes, out);
   return out;
 }
 
@@ -549,12 +632,14 @@ std::vector<DecodeHint> DiagnoseResponseFrame(std::span<const uint8_t> frame, in
     return DecodeResponseFrame(f, api_key, api_version, options).ok();
   };
   SizeHints(frame, d, decodes, out);
+  const size_t before = out.size();
   if (api->response_versions().Contains(api_version)) {
     FrameExplanation ex =
         ExplainResponseFrame(frame, api_key, api_version, ExplainOptions(options));
     AddValueLengthRows(ex, true);
     LengthHints(frame, ex, d, decodes, out);
   }
+  if (out.size() == before) CutShortHint(frame, d, decodes, out);  // as for requests
   return out;
 }
 

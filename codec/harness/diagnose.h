@@ -13,6 +13,10 @@
 //   kSizePrefix  the size prefix at byte 0 replaced by the bytes there are, or by ±k
 //                (k ≤ DiagnoseOptions::max_size_slack; +k takes bytes of
 //                DiagnoseOptions::following, the stream after the frame);
+//   kCutShort    a frame alone (no `following`) whose size prefix counts the bytes there
+//                are decodes with k ≤ 64 zero bytes appended: it may have been cut short
+//                after it was framed (only when no kLength hint is found: zeros also
+//                complete a frame whose count or length was made larger);
 //   kLength      a string, bytes or records length, an array count or a tagged field's
 //                size read before the failure (tried nearest first) replaced by another
 //                value of the same width: the values with which the frame decodes;
@@ -44,6 +48,9 @@ struct DecodeHint {
     kSizePrefix,  ///< The frame's int32 size prefix (byte 0).
     kVersion,     ///< The API version (a request's header field at byte 6, or the
                   ///< version a response was decoded at).
+    kCutShort,    ///< The frame's end: a frame alone whose size prefix counts the bytes
+                  ///< there are decodes with k zero bytes appended (offset: its size;
+                  ///< decodes_with: the size prefix that would say so).
   };
   Kind kind = Kind::kLength;
   /// Absolute offset of the value in the frame (kSizePrefix 0; kVersion: 6 for a
@@ -81,7 +88,7 @@ struct DiagnoseOptions {
 
 /// Hints for a request frame (size prefix included) that fails DecodeRequestFrame under
 /// `options`; empty when it decodes, or when nothing was found. Ordered kVersion,
-/// kSizePrefix, kLength.
+/// kSizePrefix, then kLength or else kCutShort.
 std::vector<DecodeHint> DiagnoseRequestFrame(std::span<const uint8_t> frame,
                                              const FrameOptions& options = {},
                                              const DiagnoseOptions& diagnose = {});
@@ -115,6 +122,14 @@ std::string RenderHints(const std::vector<DecodeHint>& hints);
 /// explanation: values that have a row are left alone.
 void AddValueLengthRows(FrameExplanation& ex, bool all);
 
+/// A decode that failed on a batch's CRC (kCrcMismatch) stopped at its `crc` field, but
+/// the records rows read on past it (codec/harness/records_explain.h shows CRCs, it does
+/// not enforce them): the batch's `crc` row (else its `crcCheck`) is marked failed, and an
+/// `error` row found inside that batch past the mismatch is kept unmarked, with a note
+/// saying the decoder never got there. Other failures: nothing changes. Applied by
+/// ExplainRequestFrame and ExplainResponseFrame.
+void MarkCrcFailure(FrameExplanation& ex);
+
 /// RenderByteLayout(ex.bytes, ex.nodes) with the byte where decoding failed
 /// (ErrorFromStatus(ex.status)->offset) marked: `>` before its hex, `!` in its region
 /// column, and the legend naming it ("; >! byte 56 (0x0038), where decoding failed", or
@@ -126,6 +141,11 @@ std::string RenderMarkedByteLayout(const FrameExplanation& ex);
 /// or count already: "in element 1 of Topics, an array of count 2 read at byte 29" (compact:
 /// "(compact, uvarint 3)"). Kind, offset and path unchanged; kOk for a frame that decodes.
 Error ErrorInContext(const FrameExplanation& ex);
+
+/// ErrorInContext(ex).ToString() with the failing byte's offset in hex too, as the tree's
+/// ranges and the byte map give offsets ("truncated at byte 56 (0x0038) in
+/// MetadataResponse.Topics[0].Name (...)"); "" for a frame that decodes.
+std::string RenderErrorInContext(const FrameExplanation& ex);
 
 }  // namespace kwire
 

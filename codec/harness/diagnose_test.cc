@@ -332,6 +332,35 @@ TEST(DecodeHints, SizePrefixInAStream) {
                 "earlier, where the next one would start) the frame decodes cleanly"});
 }
 
+// A frame cut short after it was framed (its size prefix made to match the bytes left, as
+// a capture that stopped does): the error is near the end; zeros appended complete it.
+TEST(DecodeHints, AFrameCutShortWithItsSizePrefixToMatch) {
+  const Bytes f = ResponseFrame(1, Metadata());  // size 216
+  Bytes cut(f.begin(), f.end() - 3);               // the last IsrNodes element loses 3 bytes
+  cut[3] = 213;
+  EXPECT_EQ(MetadataError(cut, 1),
+            "count_too_large at byte 212 in MetadataResponse.Topics[0].Partitions[4].IsrNodes "
+            "(array count 1, but 1 byte left holds at most 0 elements of >= 4 bytes)");
+  const std::vector<DecodeHint> hints = DiagnoseResponseFrame(cut, 3, 1);
+  ASSERT_FALSE(hints.empty());
+  EXPECT_EQ(hints[0].kind, Kind::kCutShort);
+  EXPECT_EQ(hints[0].offset, 217u);
+  EXPECT_EQ(hints[0].decodes_with, std::vector<int64_t>{216});
+  EXPECT_EQ(hints[0].text,
+            "the frame may be cut short: its size prefix (213) counts the bytes there are, and "
+            "with 3 bytes more at its end (zeros were tried) and 216 in the prefix it decodes "
+            "cleanly (a capture that stopped, or a writer that framed bytes it did not send)");
+  // In a stream (bytes follow) the size prefix hints say where the frame ends instead.
+  DiagnoseOptions d;
+  const Bytes next = f;
+  d.following = next;
+  for (const DecodeHint& h : DiagnoseResponseFrame(cut, 3, 1, {}, d)) {
+    EXPECT_NE(h.kind, Kind::kCutShort) << h.text;
+  }
+  // A frame that decodes gets no hint.
+  EXPECT_TRUE(DiagnoseResponseFrame(f, 3, 1).empty());
+}
+
 TEST(DecodeHints, ResponseAtTheWrongVersion) {
   const Bytes f = ResponseFrame(1, Metadata());
   EXPECT_EQ(MetadataError(f, 0),

@@ -193,6 +193,7 @@ FrameExplanation ExplainRequestFrame(std::span<const uint8_t> frame, const Print
   // By API key alone: an unsupported version's body is not explained but may hold secrets.
   HideUnlocatedSecrets(ex, keyed != nullptr ? keyed->request->spec : nullptr, options);
   AddValueLengthRows(ex, false);  // the failed string or bytes value's length (diagnose.h)
+  MarkCrcFailure(ex);
   return ex;
 }
 
@@ -238,6 +239,7 @@ FrameExplanation ExplainResponseFrame(std::span<const uint8_t> frame, int16_t ap
              "Response");
   HideUnlocatedSecrets(ex, keyed != nullptr ? keyed->response->spec : nullptr, options);
   AddValueLengthRows(ex, false);
+  MarkCrcFailure(ex);
   return ex;
 }
 
@@ -246,7 +248,7 @@ std::string RenderFrameExplanation(const FrameExplanation& ex) {
   out += RenderMarkedByteLayout(ex);
   out += "\nobject tree\n";
   out += RenderObjectTree(ex.nodes);
-  if (!ex.status.ok()) out += "\nerror: " + ErrorInContext(ex).ToString() + "\n";
+  if (!ex.status.ok()) out += "\nerror: " + RenderErrorInContext(ex) + "\n";
   return out;
 }
 

@@ -259,7 +259,13 @@ void PrintObserver::EndElided(const Reader& r, int64_t elided, bool sensitive) {
 void PrintObserver::Value(int64_t v) { Top().value = PrintBuilder::Int(v); }
 void PrintObserver::Value(double v) { Top().value = PrintBuilder::Float(v); }
 void PrintObserver::Value(bool v) { Top().value = v ? "true" : "false"; }
-void PrintObserver::Value(const Uuid& v) { Top().value = PrintBuilder::UuidText(v); }
+void PrintObserver::Value(const Uuid& v) {
+  // Kafka's form (base64, as kafka-topics.sh prints topic IDs) with the JSON mapping's
+  // (conformance/FORMAT.md: 32 hex digits) beside it, so either can be searched for.
+  PrintNode& n = Top();
+  n.value = PrintBuilder::UuidText(v);
+  n.detail = "(hex " + HexString(std::span<const uint8_t>(v.bytes.data(), v.bytes.size())) + ")";
+}
 
 void PrintObserver::Blob(FieldType kind, bool compact, const std::string* s, bool sensitive) {
   b_.Blob(open_.back(), BlobKind(kind), compact, s, sensitive);

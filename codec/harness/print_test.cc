@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "codec/generated/delete_groups_request.h"
 #include "codec/generated/describe_delegation_token_request.h"
+#include "codec/generated/metadata_request.h"
 #include "codec/generated/sasl_authenticate_request.h"
 #include "codec/harness/explain.h"
 #include "codec/harness/minimal.h"
@@ -278,6 +279,28 @@ TEST(ExplainTest, SensitiveFieldsAreRedactedUnlessAsked) {
 }
 
 // Known and unknown tagged fields: a `tag N` node with `tag`, `size` and the value.
+// A Uuid shows as Kafka prints topic IDs (base64url, 22 characters) with the JSON
+// mapping's hex (conformance/FORMAT.md) in its detail, so either can be searched for.
+TEST(ExplainTest, UuidInBothSpellings) {
+  MetadataRequest req;
+  req.topics.emplace();
+  req.topics->emplace_back();
+  for (uint8_t i = 0; i < 16; ++i) (*req.topics)[0].topic_id.bytes[i] = static_cast<uint8_t>(i * 17);
+  const auto frame = EncodeRequestFrame<MetadataRequest>(12, 0, "", req);
+  ASSERT_TRUE(frame.ok());
+  const FrameExplanation ex = ExplainRequestFrame(*frame);
+  ASSERT_TRUE(ex.status.ok()) << ex.status;
+  const PrintNode* id = nullptr;
+  for (const PrintNode& n : ex.nodes) {
+    if (n.path == "Body.Topics[0].TopicId") id = &n;
+  }
+  ASSERT_NE(id, nullptr);
+  EXPECT_EQ(id->type, "uuid");
+  EXPECT_EQ(id->value, "ABEiM0RVZneImaq7zN3u_w");
+  EXPECT_EQ(id->detail, "(hex 00112233445566778899aabbccddeeff)");
+  EXPECT_EQ(id->size, 16u);
+}
+
 TEST(ExplainTest, TaggedFields) {
   // RequestHeader v2 ClientId is not tagged; use unknown tags on the body instead.
   DescribeDelegationTokenRequest req;

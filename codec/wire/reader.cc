@@ -228,14 +228,15 @@ int64_t Reader::ReadArrayCountSlow(const uint8_t* start, bool compact, bool null
   if (static_cast<uint64_t>(n) > left / min) {
     Fail(ErrorKind::kCountTooLarge, at,
          reserved == 0
-             ? absl::StrFormat("array count %d, but %s left hold at most %s of >= %s", n,
-                               CountOf(left, "byte"), CountOf(left / min, "element"),
-                               CountOf(min, "byte"))
+             ? absl::StrFormat("array count %d, but %s left %s at most %s of >= %s", n,
+                               CountOf(left, "byte"), left == 1 ? "holds" : "hold",
+                               CountOf(left / min, "element"), CountOf(min, "byte"))
              : absl::StrFormat("array count %d, but %s left (%d more %s needed by the "
-                               "enclosing arrays) hold at most %s of >= %s",
+                               "enclosing arrays) %s at most %s of >= %s",
                                n, CountOf(left, "byte"), remaining() - left,
                                remaining() - left == 1 ? "is" : "are",
-                               CountOf(left / min, "element"), CountOf(min, "byte")));
+                               left == 1 ? "holds" : "hold", CountOf(left / min, "element"),
+                               CountOf(min, "byte")));
     return 0;
   }
   return n;
@@ -270,8 +271,9 @@ uint32_t Reader::ReadTaggedFieldCount() {
   if (!ok()) return 0;
   if (n > remaining() / 2) {
     Fail(ErrorKind::kCountTooLarge, at,
-         absl::StrFormat("tagged field count %d, but %s left hold at most %d", n,
-                         CountOf(remaining(), "byte"), remaining() / 2));
+         absl::StrFormat("tagged field count %d, but %s left %s at most %d", n,
+                         CountOf(remaining(), "byte"), remaining() == 1 ? "holds" : "hold",
+                         remaining() / 2));
     return 0;
   }
   return n;

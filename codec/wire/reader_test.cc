@@ -539,7 +539,7 @@ TEST(ReaderArrayCount, ReservedBytesAreNotAvailableToTheCount) {
   text.r.ReadArrayCount(true, false, 1, 1);
   EXPECT_EQ(text.r.error().ToString(),
             "count_too_large at byte 0 (array count 2, but 1 byte left (1 more is needed "
-            "by the enclosing arrays) hold at most 1 element of >= 1 byte)");
+            "by the enclosing arrays) holds at most 1 element of >= 1 byte)");
 }
 
 // Above 2 GiB of input a count can fit the bytes left and still exceed what the

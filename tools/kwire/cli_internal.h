@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "codec/protocol/correlator.h"
 #include "codec/protocol/frame.h"
+#include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
 #include "tools/kwire/cli.h"
 
@@ -121,6 +122,11 @@ std::string FramePrefix(const std::vector<StreamFrame>& frames, size_t i, bool s
 // --requests FILE: responses matched by correlation id in any order; as many requests as
 // the file holds (its size bounds them).
 inline constexpr Correlator::Options kFileRequests{.max_pending = SIZE_MAX, .in_order = false};
+
+/// The sentence under a request's `refused:` lines (decode, explain): how a broker answers
+/// it ("a broker reads this request and answers 1 partition with the error code above,
+/// appending the others"), and what kwire refuses that Kafka 4.4 appends.
+std::string RefusalSummary(const BrokerRead& read);
 
 /// The FrameOptions of the frame commands' --quirks and --records.
 FrameOptions FrameOptionsOf(const FrameInput& f);

@@ -590,7 +590,8 @@ TEST(KwireCli, ExplainMarksTheFailingByte) {
   EXPECT_THAT(o.out, HasSubstr("0010   02>ff 01 00 00"));
   EXPECT_THAT(o.out, HasSubstr("; >! byte 17 (0x0011), where decoding failed\n"));
   EXPECT_THAT(o.out, HasSubstr("length"));
-  EXPECT_THAT(o.err, StartsWith("kwire explain: invalid_utf8 at byte 17 in "
+  // The failing byte in the tree's hex too (issue 35: the tree gives offsets in hex).
+  EXPECT_THAT(o.err, StartsWith("kwire explain: invalid_utf8 at byte 17 (0x0011) in "
                                 "DescribeDelegationTokenRequest.Owners[0].PrincipalType (byte "
                                 "0xff cannot start a sequence; string of length 1 read at byte "
                                 "16 (compact, uvarint 2), ends at byte 18)\n"));
@@ -641,6 +642,51 @@ TEST(KwireCli, Explain) {
   EXPECT_EQ(t.rc, kExitFailure);
   EXPECT_THAT(t.out, HasSubstr("decoding failed here"));
   EXPECT_THAT(t.err, HasSubstr("truncated at byte 19"));
+}
+
+// The vector of `file` (conformance/vectors) whose id is `id`, as FILE:LINE for --vector.
+std::string VectorById(const std::string& file, const std::string& id) {
+  const std::string path = std::string(KWIRE_TEST_VECTORS_DIR) + "/" + file;
+  std::ifstream in(path);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find("\"id\":\"" + id + "\"") != std::string::npos) {
+      return path + ":" + std::to_string(n);
+    }
+  }
+  ADD_FAILURE() << id << " is not in " << path;
+  return path + ":0";
+}
+
+// A request whose only fault is in a Produce partition's records reads, and a broker
+// refuses the partition: explain gives decode's verdict (refused:, exit 3), not "does not
+// decode", and its tree marks the batch's crc row, where an enforcing decoder stops; a
+// fault found reading on past the CRC is shown unmarked (helper-26's stumble 3).
+TEST(KwireCli, ExplainGivesDecodesVerdictForARefusedRequest) {
+  const std::string vector = VectorById("records.jsonl", "records/Produce/v3/request/crc_mismatch");
+  const Outcome d = Kwire({"decode", "--vector", vector, "--quiet"});
+  EXPECT_EQ(d.rc, kExitRefused) << d.err;
+  const Outcome o = Kwire({"explain", "--vector", vector, "--no-bytes", "--width", "0"});
+  EXPECT_EQ(o.rc, kExitRefused) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("kwire explain: refused: ProduceRequest.TopicData[0].PartitionData[0]"
+                               ".Records: CORRUPT_MESSAGE (2): crc_mismatch at byte 57 in "));
+  EXPECT_THAT(o.err, HasSubstr("a broker reads this request and answers 1 partition with the "
+                               "error code above, appending the others"));
+  const size_t crc = o.out.find("+-- crc ");
+  ASSERT_NE(crc, std::string::npos) << o.out;
+  const std::string crc_row = o.out.substr(crc, o.out.find('\n', crc) - crc);
+  EXPECT_THAT(crc_row, HasSubstr("= 0x45def820")) << crc_row;
+  EXPECT_THAT(crc_row, HasSubstr("[0x0039, 4B]")) << crc_row;
+  EXPECT_THAT(crc_row, testing::EndsWith("<-- decoding failed here")) << crc_row;
+  EXPECT_THAT(o.out, HasSubstr("read on past the CRC mismatch above: a decoder stops at the crc"));
+  EXPECT_EQ(o.out.find("decoding failed here"), o.out.rfind("decoding failed here")) << o.out;
+  // A response's records are not a broker's to refuse: the decode fails (exit 1), with the
+  // byte in the tree's hex too.
+  const Outcome r = Kwire(
+      {"explain", "--vector", VectorById("records.jsonl", "records/Fetch/v4/response/crc_mismatch-legacy"),
+       "--no-bytes"});
+  EXPECT_EQ(r.rc, kExitFailure) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("crc_mismatch at byte 135 (0x0087) in "));
 }
 
 TEST(KwireCli, ExplainRedactsSecrets) {

@@ -21,6 +21,7 @@
 #include "codec/harness/explain.h"
 #include "codec/protocol/correlator.h"
 #include "codec/protocol/frame.h"
+#include "codec/protocol/refusal.h"
 #include "codec/protocol/registry.h"
 #include "tools/kwire/explain_view.h"
 #include "tools/html/page.h"
@@ -72,7 +73,7 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
   std::vector<html::FrameView> pages;
   std::string split_error;
   const std::vector<StreamFrame> frames = SplitStream(f.bytes, split_error);
-  size_t good = 0;
+  size_t good = 0, refused = 0;
   for (size_t i = 0; i < frames.size(); ++i) {
     const std::span<const uint8_t> bytes = frames[i].bytes;
     const std::string prefix = FramePrefix(frames, i, !split_error.empty());
@@ -125,8 +126,23 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
         out << *text;
       }
     }
+    if (!ex.status.ok() && f.dir == Direction::kRequest) {
+      // The verdict of `kwire decode`: a request whose only faults are in records a broker
+      // reads past (refusal.h) is read, and refused in part (exit 3), not undecodable.
+      const absl::StatusOr<BrokerRead> read = ReadRequestAsBroker(bytes, FrameOptionsOf(f));
+      if (read.ok() && read->refused()) {
+        for (const Refusal& r : read->refusals) {
+          err << "kwire explain: " << prefix << "refused: " << r.ToString() << "\n";
+        }
+        err << "kwire explain: " << prefix << RefusalSummary(*read)
+            << " (the tree marks the fault as a decoder that enforces it stops there)\n";
+        ++good;
+        ++refused;
+        continue;
+      }
+    }
     if (!ex.status.ok()) {
-      err << "kwire explain: " << prefix << ErrorInContext(ex).ToString() << "\n";
+      err << "kwire explain: " << prefix << RenderErrorInContext(ex) << "\n";
       for (const std::string& h : hints) err << "kwire explain: " << prefix << "hint: " << h << "\n";
       continue;
     }
@@ -140,7 +156,8 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
   if (html_file && !WriteText(*html_file, html::ExplainPage(pages), out, err, "explain")) {
     return kExitFailure;
   }
-  return good == frames.size() && split_error.empty() ? kExitOk : kExitFailure;
+  if (good != frames.size() || !split_error.empty()) return kExitFailure;
+  return refused > 0 ? kExitRefused : kExitOk;
 }
 
 int Site(const Args& a, std::ostream& out, std::ostream& err, Usage& u) {

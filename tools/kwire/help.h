@@ -36,8 +36,8 @@ inline constexpr const char* kMainUsage =
     "                 API with its minimal frames byte by byte (HTML)\n"
     "  help [command] this text, or a command's help (same as `kwire <command> --help`)\n"
     "\n"
-    "exit status: 0 success, 1 failure, 2 usage error, 3 (decode) a request a broker\n"
-    "reads but refuses in part\n";
+    "exit status: 0 success, 1 failure, 2 usage error, 3 (decode, explain) a request a\n"
+    "broker reads but refuses in part\n";
 
 inline constexpr const char* kApisUsage =
     "usage: kwire apis [<api key|name>]\n"
@@ -174,7 +174,10 @@ inline constexpr const char* kExplainUsage =
     "byte is marked in the byte layout ('>' before it, '!' in the region map), a string or\n"
     "bytes value that failed gets a `length` row (the value on the wire) and its bytes up\n"
     "to the failure, a count or length that failed shows its value, and the error and\n"
-    "hints follow as for `kwire decode`.\n"
+    "hints follow as for `kwire decode`. A request a broker reads but refuses in part (a\n"
+    "Produce partition's faulty records) gets `kwire decode`'s verdict: the `refused:`\n"
+    "lines and exit 3; its tree marks the fault where a decoder that enforces it stops\n"
+    "(a CRC mismatch: the batch's crc row).\n"
     "\n"
     "options: --api, --version, --requests, --binary, --quirks, --records as for\n"
     "`kwire decode`, and\n"
