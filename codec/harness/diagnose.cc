@@ -194,9 +194,18 @@ void LengthHints(std::span<const uint8_t> frame, const FrameExplanation& ex,
                                    end, frame.size())
                  : absl::StrFormat(", running to byte %d", end);
     }
-    h.text = absl::StrFormat("the %s at byte %d (%s) reads %d%s; with %s there the frame "
+    // A compact length or count is n+1 on the wire: both are given, so that the byte to
+    // write is not worked out by hand (the explain tree's length row shows the wire value).
+    std::string read = std::to_string(p.read), values = ValueList(with);
+    if (p.plus_one) {
+      std::vector<int64_t> wire = with;
+      for (int64_t& v : wire) ++v;
+      read = absl::StrFormat("%d (uvarint %d on the wire: compact, n+1)", p.read, p.read + 1);
+      values = absl::StrFormat("%s (uvarint %s)", values, ValueList(wire));
+    }
+    h.text = absl::StrFormat("the %s at byte %d (%s) reads %s%s; with %s there the frame "
                              "decodes cleanly",
-                             p.what, p.offset, p.owner, p.read, runs, ValueList(with));
+                             p.what, p.offset, p.owner, read, runs, values);
     found.push_back(std::move(h));
   }
   // Tried nearest first (the search budget goes to the likeliest), reported earliest
@@ -598,11 +607,11 @@ std::vector<DecodeHint> DiagnoseRequestFrame(std::span<const uint8_t> frame,
   SizeHints(frame, d, decodes, out);
   FrameExplanation ex = ExplainRequestFrame(frame, ExplainOptions(options));
   AddValueLengthRows(ex, true);
-  const size_t before = out.size();
   LengthHints(frame, ex, d, decodes, out);
-  // Zeros appended also complete a frame whose count or length was made larger: a length
-  // with which the frame decodes as it is is the likelier cause, and wins.
-  if (out.size() == before) CutShortHint(frame, d, decodes, out);
+  // Zeros appended also complete a frame whose count or length was made larger, or that
+  // was read at another version: any other hint (the frame decodes as it is, with one
+  // value changed) is the likelier cause, and wins.
+  if (out.empty()) CutShortHint(frame, d, decodes, out);
   return out;
 }
 
@@ -632,14 +641,13 @@ std::vector<DecodeHint> DiagnoseResponseFrame(std::span<const uint8_t> frame, in
     return DecodeResponseFrame(f, api_key, api_version, options).ok();
   };
   SizeHints(frame, d, decodes, out);
-  const size_t before = out.size();
   if (api->response_versions().Contains(api_version)) {
     FrameExplanation ex =
         ExplainResponseFrame(frame, api_key, api_version, ExplainOptions(options));
     AddValueLengthRows(ex, true);
     LengthHints(frame, ex, d, decodes, out);
   }
-  if (out.size() == before) CutShortHint(frame, d, decodes, out);  // as for requests
+  if (out.empty()) CutShortHint(frame, d, decodes, out);  // as for requests
   return out;
 }
 

@@ -15,8 +15,9 @@
 //                DiagnoseOptions::following, the stream after the frame);
 //   kCutShort    a frame alone (no `following`) whose size prefix counts the bytes there
 //                are decodes with k ≤ 64 zero bytes appended: it may have been cut short
-//                after it was framed (only when no kLength hint is found: zeros also
-//                complete a frame whose count or length was made larger);
+//                after it was framed (only when no other hint is found: zeros also
+//                complete a frame whose count or length was made larger, or that was
+//                read at another version);
 //   kLength      a string, bytes or records length, an array count or a tagged field's
 //                size read before the failure (tried nearest first) replaced by another
 //                value of the same width: the values with which the frame decodes;
@@ -88,7 +89,7 @@ struct DiagnoseOptions {
 
 /// Hints for a request frame (size prefix included) that fails DecodeRequestFrame under
 /// `options`; empty when it decodes, or when nothing was found. Ordered kVersion,
-/// kSizePrefix, then kLength or else kCutShort.
+/// kSizePrefix, kLength; kCutShort only when there is no other.
 std::vector<DecodeHint> DiagnoseRequestFrame(std::span<const uint8_t> frame,
                                              const FrameOptions& options = {},
                                              const DiagnoseOptions& diagnose = {});

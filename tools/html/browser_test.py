@@ -350,8 +350,9 @@ def main():
         c.check(p.one(".error-path", f2).text == "DescribeDelegationTokenRequest.tagged_fields",
                 "frame 2: the error names its path")
         hints = [h.text for h in p.all(".error-hint", f2)]
-        c.check(hints == ["hint: the array count at byte 15 (DescribeDelegationTokenRequest.Owners) reads 1; "
-                          "with 0 there the frame decodes cleanly"],
+        c.check(hints == ["hint: the array count at byte 15 (DescribeDelegationTokenRequest.Owners) reads 1 "
+                          "(uvarint 2 on the wire: compact, n+1); with 0 (uvarint 1) there the frame "
+                          "decodes cleanly"],
                 "frame 2: the error box shows kwire explain's hint (%s)" % hints)
         p.one(".error-goto", f2).click()
         c.check(p.highlighted_paths(f2, "sel") == ["Body.tagged_fields"],

@@ -131,11 +131,12 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
       // reads past (refusal.h) is read, and refused in part (exit 3), not undecodable.
       const absl::StatusOr<BrokerRead> read = ReadRequestAsBroker(bytes, FrameOptionsOf(f));
       if (read.ok() && read->refused()) {
-        for (const Refusal& r : read->refusals) {
-          err << "kwire explain: " << prefix << "refused: " << r.ToString() << "\n";
-        }
-        err << "kwire explain: " << prefix << RefusalSummary(*read)
-            << " (the tree marks the fault as a decoder that enforces it stops there)\n";
+        // The verdict's lines exactly as `kwire decode` prints them (no command prefix:
+        // they are the verdict, not an error of the tool).
+        for (const Refusal& r : read->refusals) err << prefix << "refused: " << r.ToString() << "\n";
+        err << prefix << RefusalSummary(*read)
+            << " (the tree and the byte layout mark the fault where a decoder that enforces "
+               "it stops: \"decoding failed\" there means that decoder's)\n";
         ++good;
         ++refused;
         continue;

@@ -29,6 +29,7 @@
 #include "codec/protocol/frame.h"
 #include "codec/protocol/registry.h"
 #include "codec/wire/hex.h"
+#include "codec/wire/plural.h"
 #include "tools/json/json.h"
 
 namespace kwire::cli::internal {
@@ -160,9 +161,9 @@ std::vector<StreamFrame> SplitStream(std::span<const uint8_t> in, std::string& e
     if (frames.empty()) {
       frames.push_back({0, in});
     } else if (r.status == SplitResult::kNeedMore) {
-      error = absl::StrFormat(
-          "the stream ends inside frame %d: %d bytes from byte %d, %d more needed",
-          frames.size() + 1, in.size() - pos, pos, r.need);
+      error = absl::StrFormat("the stream ends inside frame %d: %s from byte %d, %d more %s",
+                              frames.size() + 1, CountOf(in.size() - pos, "byte"), pos, r.need,
+                              r.need == 1 ? "is needed" : "are needed");
     } else {
       // No frame starts here (a size prefix that cannot be one): the stream cannot be
       // split any further, whatever an earlier frame's size should have been.
