@@ -203,7 +203,14 @@ void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpR
     r.detail = absl::StrCat("expected ", ExpectedError(v));
     if (const std::string d = ErrorDifference(r.expected_error, r.answered_error); !d.empty()) {
       r.other_error = true;
-      r.detail = absl::StrCat("rejected with another error: ", d);
+      // The difference first, then both errors whole, side by side (a new user saw only
+      // "offset 37 (expected 35)" and had to look the kind and path up).
+      const Json& got = r.answered_error;
+      const std::string got_path = got.value("path", std::string());
+      r.detail = absl::StrCat(
+          "rejected with another error: ", d, "; answered ", got.value("kind", "?"), " at byte ",
+          got.contains("offset") ? got["offset"].dump() : "?",
+          got_path.empty() ? "" : " in " + got_path, ", expected ", ExpectedError(v));
     }
     return;
   }

@@ -78,9 +78,21 @@ std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
   absl::StrAppend(&out, "\nvectors: ", r.vectors.size(), " from ", r.options.dir);
   if (r.options.lenient) absl::StrAppend(&out, " (", r.left_out_lenient, " lenient ones left out)");
   absl::StrAppend(&out, "\n\n");
-  absl::StrAppend(&out, absl::StrFormat("%-10s %8s %8s %8s %12s %9s %11s %8s\n", "category", "vectors",
-                                        "passed", "failed", "unsupported", "expected", "unexpected",
-                                        "not-run"));
+  // "other-err": passed vectors a testee rejected with another error than the vector's
+  // (kind, offset or path), listed below the failures; --strict-errors fails them.
+  const auto other_errors = [&r](const std::string& c) {
+    size_t n = 0;
+    for (const TesteeResult& res : r.results) {
+      if (res.outcome != TesteeOutcome::kPass || !(c.empty() || r.vectors[res.vector].category == c)) {
+        continue;
+      }
+      n += std::any_of(res.ops.begin(), res.ops.end(), [](const OpResult& op) { return op.other_error; });
+    }
+    return n;
+  };
+  absl::StrAppend(&out, absl::StrFormat("%-10s %8s %8s %10s %8s %12s %9s %11s %8s\n", "category",
+                                        "vectors", "passed", "other-err", "failed", "unsupported",
+                                        "expected", "unexpected", "not-run"));
   std::vector<std::string> cats = Categories();
   cats.push_back("");
   for (const std::string& c : cats) {
@@ -88,8 +100,9 @@ std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
     for (const TesteeResult& res : r.results) n += c.empty() || r.vectors[res.vector].category == c;
     if (n == 0 && !c.empty()) continue;
     absl::StrAppend(
-        &out, absl::StrFormat("%-10s %8d %8d %8d %12d %9d %11d %8d\n", c.empty() ? "total" : c, n,
-                              r.Count(TesteeOutcome::kPass, c), r.Count(TesteeOutcome::kFail, c),
+        &out, absl::StrFormat("%-10s %8d %8d %10d %8d %12d %9d %11d %8d\n", c.empty() ? "total" : c, n,
+                              r.Count(TesteeOutcome::kPass, c), other_errors(c),
+                              r.Count(TesteeOutcome::kFail, c),
                               r.Count(TesteeOutcome::kUnsupported, c),
                               r.Count(TesteeOutcome::kExpectedFailure, c),
                               r.Count(TesteeOutcome::kUnexpectedPass, c), r.Count(TesteeOutcome::kNotRun, c)));

@@ -149,7 +149,9 @@ TEST(JudgeAnswer, RejectedWithAnotherErrorIsMarked) {
                                          {"offset", 14}});
   EXPECT_EQ(other.verdict, "pass");
   EXPECT_TRUE(other.other_error);
-  EXPECT_EQ(other.detail, "rejected with another error: offset 14 (expected 16)");
+  EXPECT_EQ(other.detail,
+            "rejected with another error: offset 14 (expected 16); answered truncated at byte "
+            "14, expected truncated at byte 16 in ApiVersionsRequest.ClientSoftwareVersion");
   EXPECT_EQ(other.answered_error, (Json{{"kind", "truncated"}, {"offset", 14}, {"error", "short"}}));
   EXPECT_EQ(other.expected_error["path"], "ApiVersionsRequest.ClientSoftwareVersion");
   // No kind, offset or path in the answer: nothing to compare.
@@ -564,6 +566,9 @@ TEST_F(RunTest, OtherErrorsAreListedWithTheirMutation) {
   ASSERT_TRUE(r.errors.empty()) << r.errors[0];
   EXPECT_EQ(r.Count(TesteeOutcome::kPass), 2u);
   const std::string summary = RenderTesteeSummary(r);
+  // The table counts them apart from a clean pass (helper-27's stumble 6).
+  EXPECT_TRUE(absl::StrContains(summary, "category    vectors   passed  other-err   failed")) << summary;
+  EXPECT_TRUE(absl::StrContains(summary, "\nnegative          2        2          2        0")) << summary;
   const size_t section = summary.find("rejected with another error than the vector's");
   ASSERT_NE(section, std::string::npos) << summary;
   const std::string rest = summary.substr(section);
