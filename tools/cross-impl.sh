@@ -142,7 +142,7 @@ for t in "${testees[@]}"; do
     --expected-failures "conformance/testees/$t/expected_failures.txt" \
     --json "$out/$t.json" --junit "$out/$t.xml" >"$out/$t.log" 2>&1 || rc=$?
   secs=$((SECONDS - start))
-  # The runner's closing "total" row: vectors, passed, failed, skipped (unsupported) ...
+  # The runner's closing "total" row: vectors, passed, other-err, failed, unsupported ...
   total=$(grep -E '^total ' "$out/$t.log" | tail -1 | tr -s ' ')
   # "kwire conformance: testee `CMD`: NAME VERSION (operations)"
   hello=$(head -1 "$out/$t.log" | sed -n 's/^kwire conformance: testee `[^`]*`: \(.*\) (.*$/\1/p')
@@ -163,7 +163,7 @@ done
 echo
 echo "cross-implementation legs (runner: $kwire; reports in $out/):"
 printf '%-20s %-28s %6s  %-14s %s\n' testee implementation time status \
-  "the runner's total row: vectors passed failed unsupported expected unexpected not-run"
+  "the runner's total row: vectors passed other-err failed unsupported expected unexpected not-run"
 for r in "${rows[@]}"; do echo "$r"; done
 echo "cross-impl: $(( ${#testees[@]} - failed )) passed, $failed failed"
 exit $(( failed > 0 ))
