@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "codec/harness/render.h"
 
 namespace kwire {
 
@@ -129,6 +130,11 @@ std::vector<bool> DeepestFailures(const std::vector<PrintNode>& nodes) {
 }  // namespace
 
 std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width) {
+  return RenderObjectTree(nodes, width, OffsetBase::kHex);
+}
+
+std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width,
+                             OffsetBase offsets) {
   const size_t n = nodes.size();
   // has_next[i]: a later sibling follows node i (backward scan, see below).
   std::vector<bool> has_next(n, false);
@@ -168,7 +174,9 @@ std::string RenderObjectTree(const std::vector<PrintNode>& nodes, size_t width) 
     while (!row.guide.empty() && row.guide.back() == ' ') row.guide.pop_back();
     row.type = node.type;
     row.value = ValueColumn(nodes, i);
-    row.range = absl::StrFormat("[0x%04x, %dB]", node.offset, node.size);
+    row.range = offsets == OffsetBase::kHex
+                    ? absl::StrFormat("[0x%04x, %dB]", node.offset, node.size)
+                    : absl::StrFormat("[%d, %dB]", node.offset, node.size);
     row.note = node.note;
     row.failed_here = deepest[i];
     rows.push_back(std::move(row));

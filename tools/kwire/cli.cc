@@ -65,7 +65,7 @@ const std::vector<Command>& Commands() {
       {"encode", kEncodeUsage, {}, {"binary"}},
       {"explain", kExplainUsage,
        {"api", "version", "quirks", "records", "requests", "width", "vector", "html", "depth",
-        "path"},
+        "path", "offsets"},
        {"binary", "show-secrets", "no-bytes", "lengths"}},
       {"conformance", kConformanceUsage,
        {"expected-failures", "junit", "json", "html", "testee", "category", "api", "version",

@@ -682,6 +682,17 @@ TEST(KwireCli, ExplainGivesDecodesVerdictForARefusedRequest) {
   EXPECT_THAT(crc_row, testing::EndsWith("<-- decoding failed here")) << crc_row;
   EXPECT_THAT(o.out, HasSubstr("read on past the CRC mismatch above: a decoder stops at the crc"));
   EXPECT_EQ(o.out.find("decoding failed here"), o.out.rfind("decoding failed here")) << o.out;
+  // --offsets dec: the tree's ranges in decimal, as the refusal gives the byte (57).
+  const Outcome dec = Kwire({"explain", "--vector", vector, "--no-bytes", "--width", "0",
+                             "--offsets", "dec"});
+  EXPECT_EQ(dec.rc, kExitRefused) << dec.err;
+  const size_t dec_crc = dec.out.find("+-- crc ");
+  ASSERT_NE(dec_crc, std::string::npos) << dec.out;
+  EXPECT_THAT(dec.out.substr(dec_crc, dec.out.find('\n', dec_crc) - dec_crc), HasSubstr("[57, 4B]"));
+  EXPECT_THAT(dec.out, Not(HasSubstr("[0x"))) << dec.out;
+  const Outcome bad = Kwire({"explain", "--vector", vector, "--offsets", "octal"});
+  EXPECT_EQ(bad.rc, kExitUsage);
+  EXPECT_THAT(bad.err, HasSubstr("--offsets takes hex or dec, not 'octal'"));
   // A response's records are not a broker's to refuse: the decode fails (exit 1), with the
   // byte in the tree's hex too.
   const Outcome r = Kwire(

@@ -55,6 +55,14 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
     shown.depth = static_cast<int>(*n);
   }
   shown.path = a.Get("path").value_or("");
+  if (auto o = a.Get("offsets")) {  // the tree's range column: hex (default) or decimal
+    if (*o == "dec" || *o == "decimal") {
+      shown.offsets = OffsetBase::kDecimal;
+    } else if (*o != "hex") {
+      u.Fail("--offsets takes hex or dec, not '" + *o + "'");
+      return kExitUsage;
+    }
+  }
   if ((!shown.bytes || shown.depth || !shown.path.empty()) && a.Get("html")) {
     u.Fail("--no-bytes, --depth and --path shape the text; --html writes the whole page");
     return kExitUsage;

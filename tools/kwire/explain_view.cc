@@ -204,7 +204,7 @@ absl::StatusOr<std::string> RenderExplainView(const FrameExplanation& ex, const 
     out += "\n";
   }
   out += "object tree\n";
-  std::string tree = RenderObjectTree(*nodes, width);
+  std::string tree = RenderObjectTree(*nodes, width, view.offsets);
   if (tree.empty() || tree.back() != '\n') tree += '\n';
   return out + tree;
 }

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "codec/harness/render.h"
 #include "absl/status/statusor.h"
 #include "codec/harness/explain.h"
 #include "codec/harness/print.h"
@@ -37,6 +38,9 @@ struct ExplainView {
   /// (`Topics[1` selects Topics[1] and Topics[10] to [19]); else every node whose path ends
   /// with it (`Batch[0].Records.Record[1]`). Empty: the whole tree.
   std::string path;
+  /// The tree's range column: hex offsets (default, the documented form) or decimal, as
+  /// errors and hints give bytes (--offsets dec).
+  OffsetBase offsets = OffsetBase::kHex;
 };
 
 /// The nodes `view` selects (pre-order, as in FrameExplanation::nodes): with a path, the
