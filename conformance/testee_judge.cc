@@ -207,9 +207,10 @@ void JudgeAnswer(const JsonlVector& v, const std::string& op, const Json& a, OpR
       // "offset 37 (expected 35)" and had to look the kind and path up).
       const Json& got = r.answered_error;
       const std::string got_path = got.value("path", std::string());
+      // Only what the answer gives: a testee that reports no offset gets no "at byte".
       r.detail = absl::StrCat(
-          "rejected with another error: ", d, "; answered ", got.value("kind", "?"), " at byte ",
-          got.contains("offset") ? got["offset"].dump() : "?",
+          "rejected with another error: ", d, "; answered ", got.value("kind", "an error"),
+          got.contains("offset") ? absl::StrCat(" at byte ", got["offset"].dump()) : "",
           got_path.empty() ? "" : " in " + got_path, ", expected ", ExpectedError(v));
     }
     return;

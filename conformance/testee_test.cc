@@ -153,6 +153,12 @@ TEST(JudgeAnswer, RejectedWithAnotherErrorIsMarked) {
             "rejected with another error: offset 14 (expected 16); answered truncated at byte "
             "14, expected truncated at byte 16 in ApiVersionsRequest.ClientSoftwareVersion");
   EXPECT_EQ(other.answered_error, (Json{{"kind", "truncated"}, {"offset", 14}, {"error", "short"}}));
+  // An answer without an offset: the detail says only what it gives.
+  OpResult no_offset = Judge(v, "validate", {{"result", "rejected"}, {"kind", "invalid_length"}});
+  EXPECT_EQ(no_offset.detail,
+            "rejected with another error: kind invalid_length (expected truncated); answered "
+            "invalid_length, expected truncated at byte 16 in "
+            "ApiVersionsRequest.ClientSoftwareVersion");
   EXPECT_EQ(other.expected_error["path"], "ApiVersionsRequest.ClientSoftwareVersion");
   // No kind, offset or path in the answer: nothing to compare.
   EXPECT_FALSE(Judge(v, "validate", {{"result", "rejected"}, {"error", "short"}}).other_error);
