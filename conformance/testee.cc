@@ -263,6 +263,18 @@ size_t TesteeReport::Count(TesteeOutcome o, const std::string& category) const {
   return n;
 }
 
+size_t TesteeReport::CountOtherErrors(const std::string& category) const {
+  size_t n = 0;
+  for (const TesteeResult& r : results) {
+    if (r.outcome != TesteeOutcome::kPass ||
+        !(category.empty() || vectors[r.vector].category == category)) {
+      continue;
+    }
+    n += std::any_of(r.ops.begin(), r.ops.end(), [](const OpResult& op) { return op.other_error; });
+  }
+  return n;
+}
+
 bool TesteeReport::ok() const {
   return errors.empty() && Count(TesteeOutcome::kFail) == 0 &&
          Count(TesteeOutcome::kUnexpectedPass) == 0 && Count(TesteeOutcome::kNotRun) == 0;

@@ -141,6 +141,9 @@ struct TesteeReport {
   int restarts = 0;
   /// Results of `o` in `category` (all categories when empty).
   size_t Count(TesteeOutcome o, const std::string& category = "") const;
+  /// Passed vectors in `category` (all when empty) that an operation rejected with another
+  /// error than the vector's (OpResult::other_error; --strict-errors fails them instead).
+  size_t CountOtherErrors(const std::string& category = "") const;
   /// No failure, unexpected pass, vector not run or run-level error.
   bool ok() const;
 };

@@ -80,16 +80,6 @@ std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
   absl::StrAppend(&out, "\n\n");
   // "other-err": passed vectors a testee rejected with another error than the vector's
   // (kind, offset or path), listed below the failures; --strict-errors fails them.
-  const auto other_errors = [&r](const std::string& c) {
-    size_t n = 0;
-    for (const TesteeResult& res : r.results) {
-      if (res.outcome != TesteeOutcome::kPass || !(c.empty() || r.vectors[res.vector].category == c)) {
-        continue;
-      }
-      n += std::any_of(res.ops.begin(), res.ops.end(), [](const OpResult& op) { return op.other_error; });
-    }
-    return n;
-  };
   absl::StrAppend(&out, absl::StrFormat("%-10s %8s %8s %10s %8s %12s %9s %11s %8s\n", "category",
                                         "vectors", "passed", "other-err", "failed", "unsupported",
                                         "expected", "unexpected", "not-run"));
@@ -101,7 +91,7 @@ std::string RenderTesteeSummary(const TesteeReport& r, size_t max_failures) {
     if (n == 0 && !c.empty()) continue;
     absl::StrAppend(
         &out, absl::StrFormat("%-10s %8d %8d %10d %8d %12d %9d %11d %8d\n", c.empty() ? "total" : c, n,
-                              r.Count(TesteeOutcome::kPass, c), other_errors(c),
+                              r.Count(TesteeOutcome::kPass, c), r.CountOtherErrors(c),
                               r.Count(TesteeOutcome::kFail, c),
                               r.Count(TesteeOutcome::kUnsupported, c),
                               r.Count(TesteeOutcome::kExpectedFailure, c),

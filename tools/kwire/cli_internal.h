@@ -123,10 +123,13 @@ std::string FramePrefix(const std::vector<StreamFrame>& frames, size_t i, bool s
 // the file holds (its size bounds them).
 inline constexpr Correlator::Options kFileRequests{.max_pending = SIZE_MAX, .in_order = false};
 
-/// The sentence under a request's `refused:` lines (decode, explain): how a broker answers
-/// it ("a broker reads this request and answers 1 partition with the error code above,
-/// appending the others"), and what kwire refuses that Kafka 4.4 appends.
-std::string RefusalSummary(const BrokerRead& read);
+/// The verdict on a request a broker reads (decode, explain), each line after `prefix`:
+/// one "refused: <Refusal::ToString()>" line per refusal, then, when any, how a broker
+/// answers it ("a broker reads this request and answers 1 partition with the error code
+/// above, appending the others") and what kwire refuses that Kafka 4.4 appends, with
+/// `summary_note` appended to that sentence. "" when nothing is refused.
+std::string RefusalVerdict(const BrokerRead& read, const std::string& prefix,
+                           const std::string& summary_note = "");
 
 /// The FrameOptions of the frame commands' --quirks and --records.
 FrameOptions FrameOptionsOf(const FrameInput& f);

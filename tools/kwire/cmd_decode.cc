@@ -29,6 +29,10 @@
 
 namespace kwire::cli::internal {
 
+namespace {
+
+// The sentence under a request's `refused:` lines: how a broker answers it, and what kwire
+// refuses that Kafka 4.4 appends.
 std::string RefusalSummary(const BrokerRead& read) {
   if (const Refusal* whole = read.WholeRequest()) {
     return absl::StrFormat("a broker reads this request and answers every partition with %s "
@@ -51,6 +55,16 @@ std::string RefusalSummary(const BrokerRead& read) {
                                     own, own == 1 ? "" : "s"));
   }
   return s;
+}
+
+}  // namespace
+
+std::string RefusalVerdict(const BrokerRead& read, const std::string& prefix,
+                           const std::string& summary_note) {
+  std::string out;
+  for (const Refusal& r : read.refusals) out += prefix + "refused: " + r.ToString() + "\n";
+  if (read.refused()) out += prefix + RefusalSummary(read) + summary_note + "\n";
+  return out;
 }
 
 // What became of one frame of a stream.
@@ -93,8 +107,7 @@ FrameVerdict DecodeOne(const FrameInput& f, Correlator* requests,
     // The verdict's lines, printed before anything can fail below (a re-encoding that
     // differs under --quirks is reported, and the refusals with it); even with --quiet:
     // they are the verdict, as errors are.
-    for (const Refusal& r : read->refusals) refused_lines += prefix + "refused: " + r.ToString() + "\n";
-    if (read->refused()) refused_lines += prefix + RefusalSummary(*read) + "\n";
+    refused_lines = RefusalVerdict(*read, prefix);
     refusals = std::move(read->refusals);
     const RequestFrame* frame = &read->frame;
     if (!CheckRequestHeader(f, frame->api_key(), frame->api_version(), err, "decode")) {

@@ -141,10 +141,10 @@ int Explain(const Args& a, std::istream& in, std::ostream& out, std::ostream& er
       if (read.ok() && read->refused()) {
         // The verdict's lines exactly as `kwire decode` prints them (no command prefix:
         // they are the verdict, not an error of the tool).
-        for (const Refusal& r : read->refusals) err << prefix << "refused: " << r.ToString() << "\n";
-        err << prefix << RefusalSummary(*read)
-            << " (the tree and the byte layout mark the fault where a decoder that enforces "
-               "it stops: \"decoding failed\" there means that decoder's)\n";
+        err << RefusalVerdict(*read, prefix,
+                              " (the tree and the byte layout mark the fault where a decoder "
+                              "that enforces it stops: \"decoding failed\" there means that "
+                              "decoder's)");
         ++good;
         ++refused;
         continue;
